@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { AGENT_TOOLS_MODES, AUTH_HEADER_VALUE_ACTIONS, RESERVED_MCP_HEADERS, appNameProblem } from '../../../../../libs/domain/src/index.js';
+import { HttpUrl, fixedField, text } from '../../common/field.schemas.js';
+
+export const CreateAppSchema = z.strictObject({
+  name: z
+    .string()
+    .superRefine((value, ctx) => {
+      const problem = appNameProblem(value);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .meta({ description: 'Unique across Toolgate, fixed once created', example: 'my-crm' }),
+  display_name: text(1, 100).meta({ example: 'My CRM' }),
+});
+
+export const UpdateAppSchema = z.strictObject({
+  name: fixedField('the app name is fixed once created'),
+  display_name: text(1, 100).optional(),
+  embedded_page_url: HttpUrl.nullable().optional().meta({ description: "The configurator page; null removes it" }),
+  developer_page_url: HttpUrl.nullable().optional(),
+});
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
+
+export const PutAgentToolsSchema = z.strictObject({
+  enabled: z.boolean(),
+  mode: z.enum(AGENT_TOOLS_MODES),
+  mcp: z
+    .strictObject({
+      url: HttpUrl,
+      auth_header_name: z
+        .string()
+        .regex(HEADER_NAME, 'must be an HTTP header name such as Authorization or X-Api-Key')
+        .refine((name) => !(RESERVED_MCP_HEADERS as readonly string[]).includes(name.toLowerCase()), 'is set by the MCP transport itself: choose another header')
+        .optional(),
+      auth_header_value: z
+        .string()
+        .min(1, 'must not be empty: use auth_header_value_action "clear" to remove it')
+        .max(8192, 'must be at most 8192 characters')
+        .regex(/^[\t\x20-\x7e\x80-\xff]*$/, 'must not contain control characters')
+        .optional()
+        .meta({ description: 'Write-only: stored encrypted and never returned', writeOnly: true }),
+      auth_header_value_action: z.enum(AUTH_HEADER_VALUE_ACTIONS),
+    })
+    .nullable()
+    .optional()
+    .meta({ description: 'Omitted: the stored MCP settings stay. null: they are removed.' }),
+});
+
+/** Documentation of the answers (not used to validate). */
+export const AppResponseSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  display_name: z.string(),
+  embedded_page_url: z.string().nullable(),
+  developer_page_url: z.string().nullable(),
+  agent_tools: z.object({ enabled: z.boolean(), mode: z.enum(AGENT_TOOLS_MODES) }),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+export const CreatedAppResponseSchema = AppResponseSchema.extend({
+  webhook_secret: z.string().meta({ description: 'Shown in this response only: store it now' }),
+});
+
+export const AgentToolsResponseSchema = z.object({
+  enabled: z.boolean(),
+  mode: z.enum(AGENT_TOOLS_MODES),
+  mcp: z.object({ url: z.string(), auth_header_name: z.string().nullable(), auth_header_value_set: z.boolean() }).nullable(),
+});
+
+export const RotatedSecretResponseSchema = z.object({
+  webhook_secret: z.string(),
+  previous_valid_until: z.string(),
+});

@@ -1,0 +1,50 @@
+import { type CanActivate, type ExecutionContext, Injectable, SetMetadata, createParamDecorator } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Request } from 'express';
+import { DomainError, ErrorCode } from '../../../../libs/domain/src/index.js';
+import { type AuthClaims, type Role, TokenVerifier } from './token-verifier.js';
+
+const ROLE_KEY = 'toolgate:role';
+
+/** The role a route needs. Routes without it are public (health, docs). */
+export const Auth = (role: Role) => SetMetadata(ROLE_KEY, role);
+
+type AuthedRequest = Request & { auth?: AuthClaims };
+
+/**
+ * Checks the token and its role; a project or agent token reaches only its own path: another
+ * project's or agent's id in the path is answered 404, as if it did not exist.
+ */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly verifier: TokenVerifier,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const role = this.reflector.getAllAndOverride<Role | undefined>(ROLE_KEY, [context.getHandler(), context.getClass()]);
+    if (!role) return true;
+    const request = context.switchToHttp().getRequest<AuthedRequest>();
+    const claims = await this.verifier.verify(request.headers.authorization);
+    if (claims.role !== role) {
+      throw new DomainError(ErrorCode.Forbidden, `This route needs a ${role} token; this one is a ${claims.role} token.`);
+    }
+    const params = request.params as Record<string, string | undefined>;
+    if (claims.role === 'project' && params.project_id !== undefined && params.project_id !== claims.project_id) {
+      throw DomainError.notFound(`Project "${params.project_id}"`);
+    }
+    if (claims.role === 'agent' && params.agent_id !== undefined && params.agent_id !== claims.agent_id) {
+      throw DomainError.notFound(`Agent "${params.agent_id}"`);
+    }
+    request.auth = claims;
+    return true;
+  }
+}
+
+/** The developer id (`sub`) of a developer token. */
+export const DeveloperId = createParamDecorator((_: unknown, context: ExecutionContext): string => {
+  const auth = context.switchToHttp().getRequest<AuthedRequest>().auth;
+  if (auth?.role !== 'developer') throw new Error('DeveloperId used on a route without @Auth("developer")');
+  return auth.sub;
+});

@@ -1,0 +1,94 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { Response } from 'express';
+import { DomainError, ErrorCode, type FieldProblem } from '../../../../libs/domain/src/index.js';
+
+const STATUS_BY_CODE: Record<ErrorCode, number> = {
+  [ErrorCode.BadRequest]: 400,
+  [ErrorCode.Unauthenticated]: 401,
+  [ErrorCode.Forbidden]: 403,
+  [ErrorCode.NotFound]: 404,
+  [ErrorCode.Conflict]: 409,
+  [ErrorCode.PayloadTooLarge]: 413,
+  [ErrorCode.ValidationFailed]: 422,
+  [ErrorCode.ConfirmationRequired]: 428,
+  [ErrorCode.RateLimited]: 429,
+  [ErrorCode.Unavailable]: 503,
+};
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
+  409: 'Conflict', 413: 'Content Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Content',
+  428: 'Precondition Required', 429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable',
+};
+
+export interface ProblemDetails {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  errors?: FieldProblem[];
+  request_id?: string;
+}
+
+/** Builds an RFC 9457 problem; `type` names the error code. */
+export function problem(status: number, code: string, detail: string, errors?: FieldProblem[]): ProblemDetails {
+  return { type: `urn:toolgate:problem:${code}`, title: TITLES[status] ?? 'Error', status, detail, ...(errors ? { errors } : {}) };
+}
+
+/** Errors of the body parser (express.json): malformed JSON, a body over the limit, an unknown charset. */
+interface BodyParserError {
+  type: string;
+  status: number;
+  limit?: number;
+}
+
+function isBodyParserError(error: unknown): error is BodyParserError {
+  return typeof error === 'object' && error !== null && typeof (error as BodyParserError).type === 'string' &&
+    typeof (error as BodyParserError).status === 'number' && 'expose' in error;
+}
+
+/**
+ * The one place errors become HTTP answers: every refusal is `application/problem+json`. An
+ * unexpected error is logged with a correlation id and answered as "internal error" with that id:
+ * no stack, SQL or secret ever leaves the process.
+ */
+@Catch()
+export class ProblemDetailsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Errors');
+
+  catch(error: unknown, host: ArgumentsHost): void {
+    const response = host.switchToHttp().getResponse<Response>();
+    const body = this.toProblem(error);
+    if (response.headersSent) {
+      response.end();
+      return;
+    }
+    response.status(body.status).type('application/problem+json').send(JSON.stringify(body));
+  }
+
+  private toProblem(error: unknown): ProblemDetails {
+    if (error instanceof DomainError) {
+      return problem(STATUS_BY_CODE[error.code], error.code, error.detail, error.errors);
+    }
+    if (isBodyParserError(error)) {
+      if (error.type === 'entity.parse.failed') return problem(400, ErrorCode.BadRequest, 'The body is not valid JSON.');
+      if (error.type === 'entity.too.large') return problem(413, ErrorCode.PayloadTooLarge, 'The body is larger than 1 MiB.');
+      if (error.status < 500) return problem(error.status, ErrorCode.BadRequest, `The body could not be read (${error.type}).`);
+    }
+    if (error instanceof HttpException) {
+      const status = error.getStatus();
+      if (status === 404) return problem(404, ErrorCode.NotFound, 'No such route: see /docs for the API.');
+      if (status < 500) return problem(status, status === 405 ? 'method_not_allowed' : ErrorCode.BadRequest, error.message);
+    }
+    const requestId = randomUUID();
+    this.logger.error({ request_id: requestId, error: describe(error) }, 'unhandled error');
+    return { ...problem(500, 'internal_error', `Internal error. Quote request id ${requestId} when reporting it.`), request_id: requestId };
+  }
+}
+
+/** The error's class and message for the log: never the request, which may carry secrets. */
+function describe(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}\n${error.stack ?? ''}`;
+  return String(error);
+}

@@ -1,0 +1,40 @@
+import 'reflect-metadata';
+import { type INestApplication, type LogLevel } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { Env } from '../../../libs/config/src/index.js';
+import { ApiModule } from './app.module.js';
+
+const LOG_LEVELS: Record<Env['LOG_LEVEL'], LogLevel[]> = {
+  silent: [],
+  fatal: ['fatal'],
+  error: ['fatal', 'error'],
+  warn: ['fatal', 'error', 'warn'],
+  info: ['fatal', 'error', 'warn', 'log'],
+  debug: ['fatal', 'error', 'warn', 'log', 'debug'],
+};
+
+/** Builds the API application (routes, body limits, errors, /docs); the caller listens. */
+export async function createApiApp(env: Env): Promise<INestApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(ApiModule.forRoot(env), {
+    bodyParser: false,
+    logger: LOG_LEVELS[env.LOG_LEVEL],
+  });
+  app.useBodyParser('json', { limit: '1mb' });
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.enableShutdownHooks();
+
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Toolgate')
+      .setDescription('Give AI agents tools that third parties build. Errors are application/problem+json (RFC 9457).')
+      .setVersion(process.env.npm_package_version ?? '0.1.0')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
+      .build(),
+  );
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json', yamlDocumentUrl: 'openapi.yaml' });
+  return app;
+}

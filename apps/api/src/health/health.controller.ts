@@ -1,0 +1,46 @@
+import { Controller, Get, Inject, Res } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import type { Redis } from 'ioredis';
+import { PrismaService } from '../../../../libs/persistence/src/index.js';
+import { REDIS_PROBE } from '../../../../libs/queue/src/index.js';
+import { problem } from '../common/problem-details.filter.js';
+
+const CHECK_TIMEOUT_MS = 2000;
+
+function withTimeout<T>(promise: Promise<T>): Promise<T> {
+  return Promise.race([promise, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS).unref())]);
+}
+
+@ApiTags('operations')
+@Controller('health')
+export class HealthController {
+  constructor(
+    private readonly prisma: PrismaService,
+    @Inject(REDIS_PROBE) private readonly redis: Redis,
+  ) {}
+
+  @Get('live')
+  live() {
+    return { status: 'ok' };
+  }
+
+  /** 200 when Postgres and Redis answer; 503 naming what is down otherwise. */
+  @Get('ready')
+  async ready(@Res() response: Response): Promise<void> {
+    const [postgres, redis] = await Promise.all([
+      withTimeout(this.prisma.$queryRaw`SELECT 1`).then(() => 'up' as const, () => 'down' as const),
+      withTimeout(this.redis.ping()).then(() => 'up' as const, () => 'down' as const),
+    ]);
+    const checks = { postgres, redis };
+    if (postgres === 'up' && redis === 'up') {
+      response.status(200).json({ status: 'ready', checks });
+      return;
+    }
+    const down = Object.entries(checks).filter(([, state]) => state === 'down').map(([name]) => name);
+    response
+      .status(503)
+      .type('application/problem+json')
+      .send(JSON.stringify({ ...problem(503, 'unavailable', `Not ready: ${down.join(' and ')} not reachable.`), checks }));
+  }
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { developmentDefaultsInUse, parseEnv } from './env.js';
+
+describe('parseEnv', () => {
+  it('applies the documented defaults to an empty environment', () => {
+    const env = parseEnv({});
+    expect(env).toMatchObject({
+      PORT: 3000,
+      ALLOW_PRIVATE_NETWORK: false,
+      RETRY_TIME_SCALE: 1,
+      WORKER_CONCURRENCY: 50,
+      PUBLIC_BASE_URL: 'http://localhost:3000',
+    });
+    expect(env.DATABASE_URL).toBeUndefined();
+    expect(developmentDefaultsInUse(env)).toHaveLength(2);
+  });
+
+  it('derives PUBLIC_BASE_URL from PORT and strips a trailing slash when given', () => {
+    expect(parseEnv({ PORT: '8080' }).PUBLIC_BASE_URL).toBe('http://localhost:8080');
+    expect(parseEnv({ PUBLIC_BASE_URL: 'https://tools.example.com/' }).PUBLIC_BASE_URL).toBe('https://tools.example.com');
+  });
+
+  it('parses booleans and numbers', () => {
+    const env = parseEnv({ ALLOW_PRIVATE_NETWORK: 'true', RETRY_TIME_SCALE: '0.01', WORKER_CONCURRENCY: '5' });
+    expect(env.ALLOW_PRIVATE_NETWORK).toBe(true);
+    expect(env.RETRY_TIME_SCALE).toBe(0.01);
+    expect(env.WORKER_CONCURRENCY).toBe(5);
+  });
+
+  it.each([
+    ['PORT', 'eighty'],
+    ['RETRY_TIME_SCALE', '0'],
+    ['ALLOW_PRIVATE_NETWORK', 'yes'],
+    ['WORKER_CONCURRENCY', '0'],
+    ['DATABASE_URL', 'mysql://localhost/db'],
+    ['REDIS_URL', 'not a url'],
+    ['AUTH_JWT_SECRET', 'short'],
+    ['SECRETS_KEYS', 'k1:c2hvcnQ='],
+    ['SECRETS_KEYS', 'no-colon-here'],
+  ])('refuses a bad %s and names it', (name, value) => {
+    expect(() => parseEnv({ [name]: value })).toThrow(new RegExp(`^Invalid configuration:\\n  ${name}: `));
+  });
+
+  it('accepts several secret keys and refuses a repeated key id', () => {
+    const key = Buffer.alloc(32, 1).toString('base64');
+    expect(parseEnv({ SECRETS_KEYS: `new:${key},old:${key}` }).SECRETS_KEYS).toBe(`new:${key},old:${key}`);
+    expect(() => parseEnv({ SECRETS_KEYS: `a:${key},a:${key}` })).toThrow(/appears twice/);
+  });
+
+  it('requires real secrets in production', () => {
+    expect(() => parseEnv({ NODE_ENV: 'production' })).toThrow(/AUTH_JWT_SECRET or AUTH_JWKS_URL, SECRETS_KEYS: required/);
+  });
+});

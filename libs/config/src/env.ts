@@ -1,0 +1,102 @@
+import { z } from 'zod';
+
+/** Used only when AUTH_JWT_SECRET and AUTH_JWKS_URL are both unset; a loud warning says so. */
+export const DEVELOPMENT_JWT_SECRET = 'toolgate-development-secret-do-not-use-in-production';
+/** Used only when SECRETS_KEYS is unset; a loud warning says so. 32 bytes, base64. */
+export const DEVELOPMENT_SECRETS_KEYS = 'dev:ZGV2ZWxvcG1lbnQta2V5LWRvLW5vdC11c2UtISEhISE=';
+
+const booleanString = z
+  .enum(['true', 'false', '1', '0'], { message: 'expected true or false' })
+  .transform((value) => value === 'true' || value === '1');
+
+const secretsKeys = z
+  .string()
+  .min(1)
+  .superRefine((value, ctx) => {
+    const seen = new Set<string>();
+    for (const entry of value.split(',')) {
+      const match = /^([A-Za-z0-9_.-]{1,64}):([A-Za-z0-9+/=_-]+)$/.exec(entry.trim());
+      if (!match) {
+        ctx.addIssue({ code: 'custom', message: `"${entry.trim().split(':')[0]}:…" is not kid:base64key` });
+        continue;
+      }
+      const [, kid, key] = match;
+      if (seen.has(kid)) ctx.addIssue({ code: 'custom', message: `key id "${kid}" appears twice` });
+      seen.add(kid);
+      if (Buffer.from(key, 'base64').length !== 32) {
+        ctx.addIssue({ code: 'custom', message: `key "${kid}" must be 32 bytes of base64 (openssl rand -base64 32)` });
+      }
+    }
+  });
+
+export const EnvSchema = z
+  .object({
+    NODE_ENV: z.string().default('development'),
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, message: 'expected postgresql://…' }).optional(),
+    REDIS_URL: z.url({ protocol: /^rediss?$/, message: 'expected redis://…' }).optional(),
+    AUTH_JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+    AUTH_JWKS_URL: z.url({ protocol: /^https?$/ }).optional(),
+    SECRETS_KEYS: secretsKeys.optional(),
+    ALLOW_PRIVATE_NETWORK: booleanString.default(false),
+    RETRY_TIME_SCALE: z.coerce.number().positive('must be greater than 0').max(1000).default(1),
+    WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),
+    PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
+  })
+  .transform((env) => ({
+    ...env,
+    PUBLIC_BASE_URL: (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
+  }));
+
+export type Env = z.output<typeof EnvSchema>;
+
+export class InvalidConfigurationError extends Error {}
+
+/** Parses the environment once; a bad value is reported with the variable's name. */
+export function parseEnv(source: NodeJS.ProcessEnv): Env {
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value !== ''));
+  const result = EnvSchema.safeParse(cleaned);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => `  ${issue.path.join('.') || '(environment)'}: ${issue.message}`);
+    throw new InvalidConfigurationError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const env = result.data;
+  if (env.NODE_ENV === 'production') {
+    const missing = [];
+    if (!env.AUTH_JWT_SECRET && !env.AUTH_JWKS_URL) missing.push('AUTH_JWT_SECRET or AUTH_JWKS_URL');
+    if (!env.SECRETS_KEYS) missing.push('SECRETS_KEYS');
+    if (missing.length > 0) {
+      throw new InvalidConfigurationError(`Invalid configuration:\n  ${missing.join(', ')}: required when NODE_ENV=production`);
+    }
+  }
+  return env;
+}
+
+/** Warnings for development defaults in use, printed loudly at start. */
+export function developmentDefaultsInUse(env: Env): string[] {
+  const warnings = [];
+  if (!env.AUTH_JWT_SECRET && !env.AUTH_JWKS_URL) {
+    warnings.push('AUTH_JWT_SECRET is unset: tokens are verified with a PUBLIC development secret. Set AUTH_JWT_SECRET or AUTH_JWKS_URL.');
+  }
+  if (!env.SECRETS_KEYS) {
+    warnings.push('SECRETS_KEYS is unset: secrets at rest are encrypted with a PUBLIC development key. Set SECRETS_KEYS=kid:$(openssl rand -base64 32).');
+  }
+  return warnings;
+}
+
+/** Reads and validates the environment, or prints what is wrong and exits. */
+export function loadEnvOrExit(source: NodeJS.ProcessEnv = process.env): Env {
+  try {
+    return parseEnv(source);
+  } catch (error) {
+    if (error instanceof InvalidConfigurationError) {
+      console.error(error.message);
+      process.exit(78);
+    }
+    throw error;
+  }
+}
+
+/** Nest injection token of the parsed environment. */
+export const ENV = Symbol('ENV');

@@ -1,0 +1,83 @@
+import { Injectable } from '@nestjs/common';
+import { AppsRepository } from '../../../persistence/src/index.js';
+import { SecretBox } from '../../../secrets/src/index.js';
+import { DomainError, type FieldProblem, assertNoProblems } from '../errors.js';
+import type { AgentToolsMode } from './app.js';
+import {
+  type AgentToolsSettings,
+  type AuthHeaderValueAction,
+  DEFAULT_MCP_AUTH_HEADER_NAME,
+  agentToolsSettingsOf,
+} from './agent-tools-settings.js';
+import { FindOwnedApp } from './find-owned-app.js';
+
+export interface PutAgentToolsSettingsInput {
+  enabled: boolean;
+  mode: AgentToolsMode;
+  /** Omitted: the stored MCP settings stay. null: they are removed. */
+  mcp?: {
+    url: string;
+    auth_header_name?: string;
+    auth_header_value?: string;
+    auth_header_value_action: AuthHeaderValueAction;
+  } | null;
+}
+
+/** The rules between the fields of an agent-tools settings body (422 when broken). */
+export function agentToolsSettingsProblems(input: PutAgentToolsSettingsInput): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  if (input.mode === 'mcp' && !input.mcp) {
+    problems.push({ path: 'mcp', message: 'required when mode is "mcp": give the MCP server url and auth_header_value_action' });
+  }
+  const mcp = input.mcp;
+  if (mcp?.auth_header_value_action === 'replace' && mcp.auth_header_value === undefined) {
+    problems.push({ path: 'mcp.auth_header_value', message: 'required when auth_header_value_action is "replace"' });
+  }
+  if (mcp && mcp.auth_header_value_action !== 'replace' && mcp.auth_header_value !== undefined) {
+    problems.push({
+      path: 'mcp.auth_header_value',
+      message: `given with auth_header_value_action "${mcp.auth_header_value_action}", which ignores it: use "replace" to store it`,
+    });
+  }
+  return problems;
+}
+
+/** Switches the app's agent tools on or off, chooses the mode and sets the MCP server; the auth header value is write-only. */
+@Injectable()
+export class PutAgentToolsSettings {
+  constructor(
+    private readonly apps: AppsRepository,
+    private readonly secrets: SecretBox,
+    private readonly findOwnedApp: FindOwnedApp,
+  ) {}
+
+  async execute(developerId: string, appId: string, input: PutAgentToolsSettingsInput): Promise<AgentToolsSettings> {
+    assertNoProblems(agentToolsSettingsProblems(input));
+    const app = await this.findOwnedApp.execute(developerId, appId);
+    const mcpColumns = await this.mcpColumns(app.mcpAuthHeaderName, input.mcp);
+    const updated = await this.apps.update(developerId, appId, {
+      agentToolsEnabled: input.enabled,
+      agentToolsMode: input.mode,
+      ...mcpColumns,
+    });
+    if (!updated) throw DomainError.notFound(`App "${appId}"`);
+    return agentToolsSettingsOf(updated);
+  }
+
+  private async mcpColumns(storedHeaderName: string | null, mcp: PutAgentToolsSettingsInput['mcp']) {
+    if (mcp === undefined) return {};
+    if (mcp === null) return { mcpUrl: null, mcpAuthHeaderName: null, mcpAuthHeaderValueEnc: null };
+    switch (mcp.auth_header_value_action) {
+      case 'replace':
+        return {
+          mcpUrl: mcp.url,
+          mcpAuthHeaderName: mcp.auth_header_name ?? storedHeaderName ?? DEFAULT_MCP_AUTH_HEADER_NAME,
+          mcpAuthHeaderValueEnc: await this.secrets.encrypt(mcp.auth_header_value as string),
+        };
+      case 'clear':
+        return { mcpUrl: mcp.url, mcpAuthHeaderName: mcp.auth_header_name ?? null, mcpAuthHeaderValueEnc: null };
+      case 'preserve':
+        return { mcpUrl: mcp.url, mcpAuthHeaderName: mcp.auth_header_name ?? storedHeaderName };
+    }
+  }
+}

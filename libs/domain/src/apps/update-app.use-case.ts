@@ -1,0 +1,33 @@
+import { Injectable } from '@nestjs/common';
+import { type App, AppsRepository, HttpToolsRepository } from '../../../persistence/src/index.js';
+import { DomainError } from '../errors.js';
+import { FindOwnedApp } from './find-owned-app.js';
+
+export interface UpdateAppInput {
+  display_name?: string;
+  embedded_page_url?: string | null;
+  developer_page_url?: string | null;
+}
+
+@Injectable()
+export class UpdateApp {
+  constructor(
+    private readonly apps: AppsRepository,
+    private readonly tools: HttpToolsRepository,
+    private readonly findOwnedApp: FindOwnedApp,
+  ) {}
+
+  async execute(developerId: string, appId: string, input: UpdateAppInput): Promise<App> {
+    const app = await this.findOwnedApp.execute(developerId, appId);
+    if (input.embedded_page_url === null && app.embeddedPageUrl !== null && (await this.tools.countConfigurable(appId)) > 0) {
+      throw DomainError.conflict('The app has configurable tools, whose configurator is the embedded page: make them not configurable before removing embedded_page_url.');
+    }
+    const updated = await this.apps.update(developerId, appId, {
+      displayName: input.display_name,
+      embeddedPageUrl: input.embedded_page_url,
+      developerPageUrl: input.developer_page_url,
+    });
+    if (!updated) throw DomainError.notFound(`App "${appId}"`);
+    return updated;
+  }
+}

@@ -1,0 +1,21 @@
+import { Module } from '@nestjs/common';
+import { CreateApp } from './apps/create-app.use-case.js';
+import { DeleteApp } from './apps/delete-app.use-case.js';
+import { FindOwnedApp } from './apps/find-owned-app.js';
+import { ListApps } from './apps/list-apps.use-case.js';
+import { PutAgentToolsSettings } from './apps/put-agent-tools-settings.use-case.js';
+import { RotateWebhookSecret } from './apps/rotate-webhook-secret.use-case.js';
+import { UpdateApp } from './apps/update-app.use-case.js';
+import { CreateTool } from './tools/create-tool.use-case.js';
+import { DeleteTool } from './tools/delete-tool.use-case.js';
+import { GetTool, ListTools } from './tools/read-tools.use-case.js';
+import { UpdateTool } from './tools/update-tool.use-case.js';
+
+const useCases = [
+  CreateApp, DeleteApp, FindOwnedApp, ListApps, PutAgentToolsSettings, RotateWebhookSecret, UpdateApp,
+  CreateTool, DeleteTool, GetTool, ListTools, UpdateTool,
+];
+
+/** The use cases; repositories and the secret box come from the global persistence and secrets modules. */
+@Module({ providers: useCases, exports: useCases })
+export class DomainModule {}

@@ -1,0 +1,21 @@
+import { Injectable } from '@nestjs/common';
+import { HttpToolsRepository } from '../../../persistence/src/index.js';
+import { DomainError, ErrorCode } from '../errors.js';
+
+/** Removes a tool and every agent's instance of it. */
+@Injectable()
+export class DeleteTool {
+  constructor(private readonly tools: HttpToolsRepository) {}
+
+  async execute(developerId: string, appId: string, toolId: string, confirmed: boolean): Promise<void> {
+    const tool = await this.tools.get(developerId, appId, toolId);
+    if (!tool) throw DomainError.notFound(`Tool "${toolId}"`);
+    if (!confirmed) {
+      throw new DomainError(
+        ErrorCode.ConfirmationRequired,
+        `Deleting tool "${tool.name}" removes it from every agent for good: repeat the request with ?confirm=true.`,
+      );
+    }
+    await this.tools.delete(toolId);
+  }
+}

@@ -1,0 +1,25 @@
+import { Global, Module } from '@nestjs/common';
+import { ENV, type Env } from '../../config/src/index.js';
+import { AppsRepository } from './apps.repository.js';
+import { HttpToolsRepository } from './http-tools.repository.js';
+import { PrismaService } from './prisma.service.js';
+import { ToolInstancesRepository } from './tool-instances.repository.js';
+
+const repositories = [AppsRepository, HttpToolsRepository, ToolInstancesRepository];
+
+@Global()
+@Module({
+  providers: [
+    {
+      provide: PrismaService,
+      inject: [ENV],
+      useFactory: (env: Env) => {
+        if (!env.DATABASE_URL) throw new Error('DATABASE_URL is not set: npm start sets it for the embedded Postgres');
+        return new PrismaService(env.DATABASE_URL);
+      },
+    },
+    ...repositories,
+  ],
+  exports: [PrismaService, ...repositories],
+})
+export class PersistenceModule {}

@@ -1,0 +1,3 @@
+export * from './jobs.js';
+export * from './redis.js';
+export * from './redis.module.js';

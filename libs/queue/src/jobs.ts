@@ -1,0 +1,15 @@
+/** The queue every tool-call delivery goes through. */
+export const TOOL_CALL_DELIVERY_QUEUE = 'tool-call-delivery';
+
+/**
+ * Every job name a Toolgate queue may carry. The worker refuses to start unless each has a
+ * processor, so a job can never sit in Redis with nobody to run it. The delivery pipeline adds
+ * its job names here together with their processors.
+ */
+export const JOB_NAMES: readonly string[] = [];
+
+/** The job names that have no processor among the registered ones. */
+export function jobNamesWithoutProcessor(jobNames: readonly string[], processorJobNames: readonly string[]): string[] {
+  const handled = new Set(processorJobNames);
+  return jobNames.filter((name) => !handled.has(name));
+}

@@ -3,11 +3,10 @@ import { httpUrlProblem } from '../../../../libs/domain/src/index.js';
 
 /** A string of `min`–`max` characters that is not only whitespace. */
 export function text(min: number, max: number) {
-  return z
-    .string()
-    .min(min, `must be ${min}–${max} characters`)
-    .max(max, `must be ${min}–${max} characters`)
-    .refine((value) => min === 0 || value.trim().length > 0, 'must not be blank');
+  return z.string().superRefine((value, ctx) => {
+    if (value.length < min || value.length > max) ctx.addIssue({ code: 'custom', message: `must be ${min}–${max} characters` });
+    else if (min > 0 && value.trim().length === 0) ctx.addIssue({ code: 'custom', message: 'must not be blank' });
+  }).meta({ minLength: min, maxLength: max });
 }
 
 /** An absolute http(s) URL without credentials. */

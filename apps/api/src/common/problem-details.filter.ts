@@ -36,16 +36,10 @@ export function problem(status: number, code: string, detail: string, errors?: F
   return { type: `urn:toolgate:problem:${code}`, title: TITLES[status] ?? 'Error', status, detail, ...(errors ? { errors } : {}) };
 }
 
-/** Errors of the body parser (express.json): malformed JSON, a body over the limit, an unknown charset. */
-interface BodyParserError {
-  type: string;
-  status: number;
-  limit?: number;
-}
-
-function isBodyParserError(error: unknown): error is BodyParserError {
-  return typeof error === 'object' && error !== null && typeof (error as BodyParserError).type === 'string' &&
-    typeof (error as BodyParserError).status === 'number' && 'expose' in error;
+/** The raw error behind an HttpException Nest made from a body-parser or URL error. */
+function bodyParserType(error: HttpException): string | undefined {
+  const cause = error.cause as { type?: unknown } | undefined;
+  return typeof cause?.type === 'string' ? cause.type : undefined;
 }
 
 /**
@@ -71,13 +65,12 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     if (error instanceof DomainError) {
       return problem(STATUS_BY_CODE[error.code], error.code, error.detail, error.errors);
     }
-    if (isBodyParserError(error)) {
-      if (error.type === 'entity.parse.failed') return problem(400, ErrorCode.BadRequest, 'The body is not valid JSON.');
-      if (error.type === 'entity.too.large') return problem(413, ErrorCode.PayloadTooLarge, 'The body is larger than 1 MiB.');
-      if (error.status < 500) return problem(error.status, ErrorCode.BadRequest, `The body could not be read (${error.type}).`);
-    }
     if (error instanceof HttpException) {
       const status = error.getStatus();
+      const parserError = bodyParserType(error);
+      if (parserError === 'entity.parse.failed') return problem(400, ErrorCode.BadRequest, 'The body is not valid JSON.');
+      if (status === 413) return problem(413, ErrorCode.PayloadTooLarge, 'The body is larger than 1 MiB.');
+      if (error.cause instanceof URIError) return problem(400, ErrorCode.BadRequest, 'The URL is not correctly percent-encoded.');
       if (status === 404) return problem(404, ErrorCode.NotFound, 'No such route: see /docs for the API.');
       if (status < 500) return problem(status, status === 405 ? 'method_not_allowed' : ErrorCode.BadRequest, error.message);
     }

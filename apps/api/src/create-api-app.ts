@@ -1,25 +1,16 @@
 import 'reflect-metadata';
-import { type INestApplication, type LogLevel } from '@nestjs/common';
+import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import type { Env } from '../../../libs/config/src/index.js';
+import { type Env, nestLogLevels } from '../../../libs/config/src/index.js';
 import { ApiModule } from './app.module.js';
-
-const LOG_LEVELS: Record<Env['LOG_LEVEL'], LogLevel[]> = {
-  silent: [],
-  fatal: ['fatal'],
-  error: ['fatal', 'error'],
-  warn: ['fatal', 'error', 'warn'],
-  info: ['fatal', 'error', 'warn', 'log'],
-  debug: ['fatal', 'error', 'warn', 'log', 'debug'],
-};
 
 /** Builds the API application (routes, body limits, errors, /docs); the caller listens. */
 export async function createApiApp(env: Env): Promise<INestApplication> {
   const app = await NestFactory.create<NestExpressApplication>(ApiModule.forRoot(env), {
     bodyParser: false,
-    logger: LOG_LEVELS[env.LOG_LEVEL],
+    logger: nestLogLevels(env),
   });
   app.useBodyParser('json', { limit: '1mb' });
   app.disable('x-powered-by');

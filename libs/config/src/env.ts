@@ -42,6 +42,7 @@ export const EnvSchema = z
     RETRY_TIME_SCALE: z.coerce.number().positive('must be greater than 0').max(1000).default(1),
     WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),
     PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+    QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_:-]{1,64}$/, 'letters, digits, "_", ":" and "-"').default('toolgate'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
   })
   .transform((env) => ({
@@ -100,3 +101,18 @@ export function loadEnvOrExit(source: NodeJS.ProcessEnv = process.env): Env {
 
 /** Nest injection token of the parsed environment. */
 export const ENV = Symbol('ENV');
+
+type NestLogLevel = 'fatal' | 'error' | 'warn' | 'log' | 'debug';
+const NEST_LOG_LEVELS: Record<Env['LOG_LEVEL'], NestLogLevel[]> = {
+  silent: [],
+  fatal: ['fatal'],
+  error: ['fatal', 'error'],
+  warn: ['fatal', 'error', 'warn'],
+  info: ['fatal', 'error', 'warn', 'log'],
+  debug: ['fatal', 'error', 'warn', 'log', 'debug'],
+};
+
+/** The Nest logger levels for LOG_LEVEL. */
+export function nestLogLevels(env: Env): NestLogLevel[] {
+  return NEST_LOG_LEVELS[env.LOG_LEVEL];
+}

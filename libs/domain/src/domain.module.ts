@@ -6,6 +6,7 @@ import { ListApps } from './apps/list-apps.use-case.js';
 import { PutAgentToolsSettings } from './apps/put-agent-tools-settings.use-case.js';
 import { RotateWebhookSecret } from './apps/rotate-webhook-secret.use-case.js';
 import { UpdateApp } from './apps/update-app.use-case.js';
+import { ReencryptSecrets } from './secrets/reencrypt-secrets.use-case.js';
 import { CreateTool } from './tools/create-tool.use-case.js';
 import { DeleteTool } from './tools/delete-tool.use-case.js';
 import { GetTool, ListTools } from './tools/read-tools.use-case.js';
@@ -13,7 +14,7 @@ import { UpdateTool } from './tools/update-tool.use-case.js';
 
 const useCases = [
   CreateApp, DeleteApp, FindOwnedApp, ListApps, PutAgentToolsSettings, RotateWebhookSecret, UpdateApp,
-  CreateTool, DeleteTool, GetTool, ListTools, UpdateTool,
+  CreateTool, DeleteTool, GetTool, ListTools, UpdateTool, ReencryptSecrets,
 ];
 
 /** The use cases; repositories and the secret box come from the global persistence and secrets modules. */

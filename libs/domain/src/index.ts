@@ -10,6 +10,7 @@ export * from './apps/update-app.use-case.js';
 export * from './errors.js';
 export * from './ids.js';
 export * from './naming.js';
+export * from './secrets/reencrypt-secrets.use-case.js';
 export * from './tools/create-tool.use-case.js';
 export * from './tools/delete-tool.use-case.js';
 export * from './tools/http-tool-record.js';

@@ -41,24 +41,4 @@ export class AppsRepository {
     const { count } = await this.prisma.app.deleteMany({ where: { id: appId, developerId } });
     return count > 0;
   }
-
-  /** Every encrypted column of every app, for key rotation. */
-  async *allEncrypted(): AsyncGenerator<Pick<App, 'id' | 'webhookSecretEnc' | 'previousWebhookSecretEnc' | 'mcpAuthHeaderValueEnc'>> {
-    let after: string | undefined;
-    for (;;) {
-      const rows = await this.prisma.app.findMany({
-        where: after ? { id: { gt: after } } : {},
-        orderBy: { id: 'asc' },
-        take: 500,
-        select: { id: true, webhookSecretEnc: true, previousWebhookSecretEnc: true, mcpAuthHeaderValueEnc: true },
-      });
-      yield* rows;
-      if (rows.length < 500) return;
-      after = rows[rows.length - 1].id;
-    }
-  }
-
-  async setEncrypted(appId: string, data: Pick<Prisma.AppUpdateInput, 'webhookSecretEnc' | 'previousWebhookSecretEnc' | 'mcpAuthHeaderValueEnc'>): Promise<void> {
-    await this.prisma.app.update({ where: { id: appId }, data });
-  }
 }

@@ -1,5 +1,6 @@
 export * from './apps.repository.js';
 export * from './database-url.js';
+export * from './encrypted-columns.repository.js';
 export * from './http-tools.repository.js';
 export * from './migrations.js';
 export * from './page.js';

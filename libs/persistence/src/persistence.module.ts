@@ -1,11 +1,12 @@
 import { Global, Module } from '@nestjs/common';
 import { ENV, type Env } from '../../config/src/index.js';
 import { AppsRepository } from './apps.repository.js';
+import { EncryptedColumnsRepository } from './encrypted-columns.repository.js';
 import { HttpToolsRepository } from './http-tools.repository.js';
 import { PrismaService } from './prisma.service.js';
 import { ToolInstancesRepository } from './tool-instances.repository.js';
 
-const repositories = [AppsRepository, HttpToolsRepository, ToolInstancesRepository];
+const repositories = [AppsRepository, EncryptedColumnsRepository, HttpToolsRepository, ToolInstancesRepository];
 
 @Global()
 @Module({

@@ -8,7 +8,8 @@ import { parseDatabaseUrl } from './database-url.js';
 export class PrismaService extends PrismaClient implements OnModuleDestroy {
   constructor(databaseUrl: string) {
     const { connectionString, schema } = parseDatabaseUrl(databaseUrl);
-    super({ adapter: new PrismaPg({ connectionString, max: 20 }, { schema }) });
+    // search_path too, so that raw SQL finds the same tables as the generated queries.
+    super({ adapter: new PrismaPg({ connectionString, max: 20, options: `-c search_path=${schema}` }, { schema }) });
   }
 
   async onModuleDestroy(): Promise<void> {

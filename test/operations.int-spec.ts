@@ -1,0 +1,130 @@
+import { createHash } from 'node:crypto';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { NestFactory } from '@nestjs/core';
+import { Queue, QueueEvents } from 'bullmq';
+import { decodeProtectedHeader } from 'jose';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { parseEnv } from '../libs/config/src/index.js';
+import { ReencryptSecrets } from '../libs/domain/src/index.js';
+import { EncryptedColumnsRepository, PrismaService, applyMigrations, findMigrationsDir } from '../libs/persistence/src/index.js';
+import { TOOL_CALL_DELIVERY_QUEUE, createRedisConnection } from '../libs/queue/src/index.js';
+import { SecretBox, parseSecretKeys } from '../libs/secrets/src/index.js';
+import { WorkerModule } from '../apps/worker/src/worker.module.js';
+import { TEST_SECRETS_KEYS, type TestApi, freshDatabase, startTestApi } from './support/test-api.js';
+import { developerToken } from './support/tokens.js';
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await startTestApi();
+});
+afterAll(() => api.close());
+
+describe('health', () => {
+  it('is live, and ready when Postgres and Redis answer', async () => {
+    expect(await api.request('GET', '/health/live')).toMatchObject({ status: 200, body: { status: 'ok' } });
+    expect(await api.request('GET', '/health/ready')).toMatchObject({ status: 200, body: { status: 'ready', checks: { postgres: 'up', redis: 'up' } } });
+  });
+
+  it('answers 503 naming the dependency that is down', async () => {
+    const broken = await startTestApi({ REDIS_URL: 'redis://127.0.0.1:1' });
+    try {
+      const response = await broken.request('GET', '/health/ready');
+      expect(response.status).toBe(503);
+      expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(response.body).toMatchObject({ status: 503, checks: { postgres: 'up', redis: 'down' }, detail: 'Not ready: redis not reachable.' });
+    } finally {
+      await broken.close();
+    }
+  });
+});
+
+describe('OpenAPI', () => {
+  it('serves the UI at /docs and the document at /openapi.json, built from the validating schemas', async () => {
+    const ui = await api.request('GET', '/docs');
+    expect(ui.status).toBe(200);
+    expect(ui.headers.get('content-type')).toMatch(/text\/html/);
+    const doc = await api.request('GET', '/openapi.json');
+    expect(doc.status).toBe(200);
+    expect(Object.keys(doc.body.paths)).toEqual(
+      expect.arrayContaining(['/v1/apps', '/v1/apps/{app_id}', '/v1/apps/{app_id}/agent-tools', '/v1/apps/{app_id}/tools/{tool_id}', '/health/ready']),
+    );
+    const createTool = doc.body.paths['/v1/apps/{app_id}/tools'].post.requestBody.content['application/json'].schema;
+    expect(createTool.required).toEqual(expect.arrayContaining(['name', 'title', 'description', 'handler_url', 'execution_mode']));
+    expect(createTool.properties.retry_window.enum ?? createTool.properties.retry_window.anyOf?.[0]?.enum).toEqual(['5m', '3h', '1d']);
+    expect(createTool.properties.parameters.maxItems).toBe(32);
+  });
+});
+
+describe('migrations', () => {
+  it('apply once on a fresh schema, then find nothing to do, recording Prisma-compatible checksums', async () => {
+    const { databaseUrl } = await freshDatabase();
+    expect(await applyMigrations(databaseUrl)).toEqual([]);
+    const dir = findMigrationsDir();
+    const names = readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+    const rows = await api.sql('SELECT migration_name, checksum, finished_at FROM _prisma_migrations ORDER BY migration_name');
+    expect(rows.map((r) => r.migration_name)).toEqual(names);
+    for (const row of rows) {
+      const sql = readFileSync(join(dir, row.migration_name, 'migration.sql'));
+      expect(row.checksum).toBe(createHash('sha256').update(sql).digest('hex'));
+      expect(row.finished_at).not.toBeNull();
+    }
+  });
+});
+
+describe('secret key rotation', () => {
+  it('re-encrypts every secret under the new first key; the old key can then be dropped', async () => {
+    const token = await developerToken('dev_rotation');
+    const created = await api.request('POST', '/v1/apps', { token, body: { name: 'rotation-app', display_name: 'R' } });
+    await api.request('PUT', `/v1/apps/${created.body.id}/agent-tools`, {
+      token,
+      body: { enabled: true, mode: 'mcp', mcp: { url: 'https://m.example.com/mcp', auth_header_value: 'Bearer mcp-secret', auth_header_value_action: 'replace' } },
+    });
+    await api.request('POST', `/v1/apps/${created.body.id}/webhook-secret/rotate`, { token });
+
+    const newKey = `test2:${Buffer.alloc(32, 9).toString('base64')}`;
+    const rotated = new SecretBox(parseSecretKeys(`${newKey},${TEST_SECRETS_KEYS}`));
+    const prisma = new PrismaService(api.databaseUrl);
+    try {
+      const report = await new ReencryptSecrets(new EncryptedColumnsRepository(prisma), rotated).execute(1);
+      expect(report.reencrypted['apps.webhook_secret_enc']).toBe(1);
+      expect(report.reencrypted['apps.previous_webhook_secret_enc']).toBe(1);
+      expect(report.reencrypted['apps.mcp_auth_header_value_enc']).toBe(1);
+      const again = await new ReencryptSecrets(new EncryptedColumnsRepository(prisma), rotated).execute();
+      expect(Object.values(again.reencrypted).every((count) => count === 0)).toBe(true);
+      expect(again.alreadyCurrent).toBe(3);
+    } finally {
+      await prisma.$disconnect();
+    }
+    const [row] = await api.sql('SELECT webhook_secret_enc, previous_webhook_secret_enc, mcp_auth_header_value_enc FROM apps WHERE id = $1', [created.body.id]);
+    const onlyNew = new SecretBox(parseSecretKeys(newKey));
+    for (const value of Object.values(row) as string[]) expect(decodeProtectedHeader(value).kid).toBe('test2');
+    expect(await onlyNew.decrypt(row.mcp_auth_header_value_enc)).toBe('Bearer mcp-secret');
+    expect(await onlyNew.decrypt(row.webhook_secret_enc)).toMatch(/^whsec_/);
+  });
+});
+
+describe('worker', () => {
+  it('boots against Redis, consumes the delivery queue and fails a job nobody processes, saying why', async () => {
+    const prefix = `test-${process.pid}-${Date.now()}`;
+    const env = parseEnv({ DATABASE_URL: api.databaseUrl, REDIS_URL: inject('redisUrl'), QUEUE_PREFIX: prefix, SECRETS_KEYS: TEST_SECRETS_KEYS, LOG_LEVEL: 'silent' });
+    const worker = await NestFactory.createApplicationContext(WorkerModule.forRoot(env), { logger: false });
+    await worker.init();
+    const connection = createRedisConnection(inject('redisUrl'));
+    const queue = new Queue(TOOL_CALL_DELIVERY_QUEUE, { connection, prefix });
+    const events = new QueueEvents(TOOL_CALL_DELIVERY_QUEUE, { connection: createRedisConnection(inject('redisUrl')), prefix });
+    try {
+      await events.waitUntilReady();
+      const job = await queue.add('no-such-job', { callId: 'call_x' });
+      const failed = await new Promise<string>((resolve) => {
+        events.on('failed', ({ jobId, failedReason }) => jobId === job.id && resolve(failedReason));
+      });
+      expect(failed).toBe('no processor for job name "no-such-job"');
+    } finally {
+      await events.close();
+      await queue.close();
+      await worker.close();
+      connection.disconnect();
+    }
+  });
+});

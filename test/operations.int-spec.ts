@@ -128,3 +128,27 @@ describe('worker', () => {
     }
   });
 });
+
+describe('an unexpected error', () => {
+  it('is a 500 with a request id, and no SQL, table name or stack', async () => {
+    const broken = await startTestApi();
+    try {
+      const token = await developerToken('dev_broken');
+      await broken.sql('DROP TABLE http_tools CASCADE');
+      const created = await broken.request('POST', '/v1/apps', { token, body: { name: 'broken-app', display_name: 'B' } });
+      const response = await broken.request('GET', `/v1/apps/${created.body.id}/tools`, { token });
+      expect(response.status).toBe(500);
+      expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(response.body).toEqual({
+        type: 'urn:toolgate:problem:internal_error',
+        title: 'Internal Server Error',
+        status: 500,
+        detail: expect.stringMatching(/^Internal error\. Quote request id [0-9a-f-]{36} when reporting it\.$/),
+        request_id: expect.any(String),
+      });
+      expect(response.text).not.toMatch(/http_tools|SELECT|relation|prisma|at /i);
+    } finally {
+      await broken.close();
+    }
+  });
+});

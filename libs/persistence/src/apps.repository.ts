@@ -41,4 +41,13 @@ export class AppsRepository {
     const { count } = await this.prisma.app.deleteMany({ where: { id: appId, developerId } });
     return count > 0;
   }
+
+  /** Whether an app exists, whoever owns it (projects install apps of any developer). */
+  async exists(appId: string): Promise<boolean> {
+    return (await this.prisma.app.count({ where: { id: appId } })) > 0;
+  }
+
+  async getById(appId: string): Promise<App | null> {
+    return this.prisma.app.findUnique({ where: { id: appId } });
+  }
 }

@@ -39,4 +39,13 @@ export class HttpToolsRepository {
   async countConfigurable(appId: string): Promise<number> {
     return this.prisma.httpTool.count({ where: { appId, configurable: true } });
   }
+
+  /** Every tool of an app, in creation order. */
+  async listAll(appId: string): Promise<HttpTool[]> {
+    return this.prisma.httpTool.findMany({ where: { appId }, orderBy: { id: 'asc' } });
+  }
+
+  async getByName(appId: string, name: string): Promise<HttpTool | null> {
+    return this.prisma.httpTool.findUnique({ where: { appId_name: { appId, name } } });
+  }
 }

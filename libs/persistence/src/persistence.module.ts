@@ -3,10 +3,16 @@ import { ENV, type Env } from '../../config/src/index.js';
 import { AppsRepository } from './apps.repository.js';
 import { EncryptedColumnsRepository } from './encrypted-columns.repository.js';
 import { HttpToolsRepository } from './http-tools.repository.js';
+import { InstallationsRepository } from './installations.repository.js';
+import { LaunchCodesRepository } from './launch-codes.repository.js';
+import { McpToolsRepository } from './mcp-tools.repository.js';
 import { PrismaService } from './prisma.service.js';
 import { ToolInstancesRepository } from './tool-instances.repository.js';
 
-const repositories = [AppsRepository, EncryptedColumnsRepository, HttpToolsRepository, ToolInstancesRepository];
+const repositories = [
+  AppsRepository, EncryptedColumnsRepository, HttpToolsRepository, InstallationsRepository, LaunchCodesRepository,
+  McpToolsRepository, ToolInstancesRepository,
+];
 
 @Global()
 @Module({

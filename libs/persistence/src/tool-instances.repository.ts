@@ -1,10 +1,60 @@
 import { Injectable } from '@nestjs/common';
+import type { App, HttpTool, Installation, Prisma, ToolInstance } from './generated/client.js';
+import { type Page, type PageRequest, toPage } from './page.js';
 import { PrismaService } from './prisma.service.js';
 
-/** Tool instances: the tools projects gave their agents. */
+export type ToolInstanceRow = ToolInstance;
+export type AgentToolInstance = ToolInstance & { installation: Installation & { app: App }; httpTool: HttpTool | null };
+
+/** Tool instances: the tools projects gave their agents, looked up by project and agent first. */
 @Injectable()
 export class ToolInstancesRepository {
   constructor(private readonly prisma: PrismaService) {}
+
+  async create(data: Prisma.ToolInstanceUncheckedCreateInput): Promise<ToolInstance> {
+    return this.prisma.toolInstance.create({ data });
+  }
+
+  async list(projectId: string, agentId: string, page: PageRequest): Promise<Page<ToolInstance>> {
+    const rows = await this.prisma.toolInstance.findMany({
+      where: { projectId, agentId, ...(page.after ? { id: { gt: page.after } } : {}) },
+      orderBy: { id: 'asc' },
+      take: page.limit + 1,
+    });
+    return toPage(rows, page.limit);
+  }
+
+  async get(projectId: string, agentId: string, instanceId: string): Promise<ToolInstance | null> {
+    return this.prisma.toolInstance.findFirst({ where: { id: instanceId, projectId, agentId } });
+  }
+
+  async update(instanceId: string, data: Prisma.ToolInstanceUncheckedUpdateInput): Promise<ToolInstance> {
+    return this.prisma.toolInstance.update({ where: { id: instanceId }, data });
+  }
+
+  async delete(instanceId: string): Promise<void> {
+    await this.prisma.toolInstance.delete({ where: { id: instanceId } });
+  }
+
+  /** Every instance of an agent, in the order they were added (which decides name collisions). */
+  async listForAgent(projectId: string, agentId: string): Promise<AgentToolInstance[]> {
+    return this.prisma.toolInstance.findMany({
+      where: { projectId, agentId },
+      include: { installation: { include: { app: true } }, httpTool: true },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    });
+  }
+
+  async getWithTool(instanceId: string): Promise<AgentToolInstance | null> {
+    return this.prisma.toolInstance.findUnique({
+      where: { id: instanceId },
+      include: { installation: { include: { app: true } }, httpTool: true },
+    });
+  }
+
+  async countForAgentTool(agentId: string, installationId: string, toolName: string): Promise<number> {
+    return this.prisma.toolInstance.count({ where: { agentId, installationId, toolName } });
+  }
 
   async countForHttpTool(httpToolId: string): Promise<number> {
     return this.prisma.toolInstance.count({ where: { httpToolId } });

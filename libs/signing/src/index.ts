@@ -1,1 +1,2 @@
 export * from './webhook-secret.js';
+export * from './sign-webhook.js';

@@ -131,9 +131,10 @@ CREATE TABLE "tool_calls" (
     "arguments" JSONB NOT NULL,
     "body_enc" TEXT,
     "status" TEXT NOT NULL,
-    "attempts_made" INTEGER NOT NULL DEFAULT 0,
-    "first_attempt_at" TIMESTAMP(3),
+    "round" INTEGER NOT NULL DEFAULT 1,
+    "next_attempt_n" INTEGER,
     "next_attempt_at" TIMESTAMP(3),
+    "first_attempt_at" TIMESTAMP(3),
     "attempt_deadline" TIMESTAMP(3),
     "result" JSONB,
     "result_text" TEXT,
@@ -149,6 +150,7 @@ CREATE TABLE "tool_calls" (
 CREATE TABLE "tool_call_attempts" (
     "id" TEXT NOT NULL,
     "call_id" TEXT NOT NULL,
+    "round" INTEGER NOT NULL DEFAULT 1,
     "n" INTEGER NOT NULL,
     "started_at" TIMESTAMP(3) NOT NULL,
     "duration_ms" INTEGER NOT NULL,
@@ -238,7 +240,7 @@ CREATE INDEX "tool_calls_agent_id_id_idx" ON "tool_calls"("agent_id", "id");
 CREATE INDEX "tool_calls_status_next_attempt_at_idx" ON "tool_calls"("status", "next_attempt_at");
 
 -- CreateIndex
-CREATE UNIQUE INDEX "tool_call_attempts_call_id_n_key" ON "tool_call_attempts"("call_id", "n");
+CREATE UNIQUE INDEX "tool_call_attempts_call_id_round_n_key" ON "tool_call_attempts"("call_id", "round", "n");
 
 -- CreateIndex
 CREATE INDEX "launch_codes_expires_at_idx" ON "launch_codes"("expires_at");

@@ -1,0 +1,34 @@
+import { Injectable } from '@nestjs/common';
+import type { App, Installation } from './generated/client.js';
+import { type Page, type PageRequest, toPage } from './page.js';
+import { PrismaService } from './prisma.service.js';
+
+export type InstallationWithApp = Installation & { app: App };
+
+/** A project's installed apps, looked up by the project first. */
+@Injectable()
+export class InstallationsRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  async create(id: string, projectId: string, appId: string): Promise<InstallationWithApp> {
+    return this.prisma.installation.create({ data: { id, projectId, appId }, include: { app: true } });
+  }
+
+  async list(projectId: string, page: PageRequest): Promise<Page<InstallationWithApp>> {
+    const rows = await this.prisma.installation.findMany({
+      where: { projectId, ...(page.after ? { id: { gt: page.after } } : {}) },
+      include: { app: true },
+      orderBy: { id: 'asc' },
+      take: page.limit + 1,
+    });
+    return toPage(rows, page.limit);
+  }
+
+  async get(projectId: string, installationId: string): Promise<InstallationWithApp | null> {
+    return this.prisma.installation.findFirst({ where: { id: installationId, projectId }, include: { app: true } });
+  }
+
+  async delete(installationId: string): Promise<void> {
+    await this.prisma.installation.delete({ where: { id: installationId } });
+  }
+}

@@ -1,0 +1,21 @@
+import { Injectable } from '@nestjs/common';
+import type { LaunchCode, Prisma } from './generated/client.js';
+import { PrismaService } from './prisma.service.js';
+
+@Injectable()
+export class LaunchCodesRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  async create(data: Prisma.LaunchCodeUncheckedCreateInput): Promise<LaunchCode> {
+    return this.prisma.launchCode.create({ data });
+  }
+
+  /** Marks the code used and returns it, only if it is this app's, unused and unexpired: a code works once. */
+  async consume(codeHash: string, appId: string, now: Date): Promise<LaunchCode | null> {
+    const { count } = await this.prisma.launchCode.updateMany({
+      where: { codeHash, appId, usedAt: null, expiresAt: { gt: now } },
+      data: { usedAt: now },
+    });
+    return count === 0 ? null : this.prisma.launchCode.findUnique({ where: { codeHash } });
+  }
+}

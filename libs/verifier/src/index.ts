@@ -1,0 +1,1 @@
+export * from './verify-tool-call.js';

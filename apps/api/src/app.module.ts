@@ -11,6 +11,7 @@ import { AuthGuard } from './common/auth.guard.js';
 import { ProblemDetailsFilter } from './common/problem-details.filter.js';
 import { TokenVerifier } from './common/token-verifier.js';
 import { HealthController } from './health/health.controller.js';
+import { ProjectsController } from './projects/projects.controller.js';
 
 @Module({})
 export class ApiModule {
@@ -18,7 +19,7 @@ export class ApiModule {
     return {
       module: ApiModule,
       imports: [ConfigModule.forRoot(env), PersistenceModule, SecretsModule, RedisModule, DomainModule],
-      controllers: [HealthController, AppsController, ToolsController],
+      controllers: [HealthController, AppsController, ToolsController, ProjectsController],
       providers: [
         TokenVerifier,
         { provide: APP_GUARD, useClass: AuthGuard },

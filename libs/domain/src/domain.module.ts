@@ -11,10 +11,16 @@ import { CreateTool } from './tools/create-tool.use-case.js';
 import { DeleteTool } from './tools/delete-tool.use-case.js';
 import { GetTool, ListTools } from './tools/read-tools.use-case.js';
 import { UpdateTool } from './tools/update-tool.use-case.js';
+import { CreateToolInstance, DeleteToolInstance, ListToolInstances, UpdateToolInstance } from './instances/tool-instances.use-cases.js';
+import { CreateConfiguratorLaunch, ExchangeLaunchCode } from './projects/configurator-launch.use-cases.js';
+import { FindInstallation, InstallApp, ListInstallableTools, ListInstallations, UninstallApp } from './projects/installations.use-cases.js';
 
 const useCases = [
   CreateApp, DeleteApp, FindOwnedApp, ListApps, PutAgentToolsSettings, RotateWebhookSecret, UpdateApp,
   CreateTool, DeleteTool, GetTool, ListTools, UpdateTool, ReencryptSecrets,
+  FindInstallation, InstallApp, ListInstallableTools, ListInstallations, UninstallApp,
+  CreateToolInstance, DeleteToolInstance, ListToolInstances, UpdateToolInstance,
+  CreateConfiguratorLaunch, ExchangeLaunchCode,
 ];
 
 /** The use cases; repositories and the secret box come from the global persistence and secrets modules. */

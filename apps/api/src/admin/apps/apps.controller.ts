@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query
 import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { z } from 'zod';
 import {
-  CreateApp, DeleteApp, FindOwnedApp, ListApps, PutAgentToolsSettings, RotateWebhookSecret, UpdateApp, agentToolsSettingsOf,
+  CreateApp, DeleteApp, ExchangeLaunchCode, FindOwnedApp, ListApps, PutAgentToolsSettings, RotateWebhookSecret, UpdateApp, agentToolsSettingsOf,
 } from '../../../../../libs/domain/src/index.js';
 import { Auth, DeveloperId } from '../../common/auth.guard.js';
 import { jsonSchemaOf } from '../../common/openapi.js';
@@ -13,6 +13,7 @@ import {
   RotatedSecretResponseSchema, UpdateAppSchema,
 } from './apps.schemas.js';
 import { presentApp } from './apps.presenter.js';
+import { ExchangeLaunchCodeSchema } from '../../projects/projects.schemas.js';
 
 @ApiTags('apps')
 @ApiBearerAuth()
@@ -27,6 +28,7 @@ export class AppsController {
     private readonly deleteApp: DeleteApp,
     private readonly rotateWebhookSecret: RotateWebhookSecret,
     private readonly putAgentToolsSettings: PutAgentToolsSettings,
+    private readonly exchangeLaunchCode: ExchangeLaunchCode,
   ) {}
 
   @Post()
@@ -96,5 +98,17 @@ export class AppsController {
     @Body(new ZodValidationPipe(PutAgentToolsSchema)) body: z.output<typeof PutAgentToolsSchema>,
   ) {
     return this.putAgentToolsSettings.execute(developerId, appId, body);
+  }
+
+  /** The configurator page trades the launch code from its URL for the launch context: once, within 10 minutes. */
+  @Post(':app_id/launch-codes/exchange')
+  @HttpCode(200)
+  @ApiBody({ schema: jsonSchemaOf(ExchangeLaunchCodeSchema) })
+  async exchange(
+    @DeveloperId() developerId: string,
+    @Param('app_id') appId: string,
+    @Body(new ZodValidationPipe(ExchangeLaunchCodeSchema)) body: z.output<typeof ExchangeLaunchCodeSchema>,
+  ) {
+    return this.exchangeLaunchCode.execute(developerId, appId, body.launch_code);
   }
 }

@@ -1,0 +1,34 @@
+import { instanceStatus } from '../../../../libs/domain/src/index.js';
+import type { InstallationWithApp, ToolInstance } from '../../../../libs/persistence/src/index.js';
+
+export function presentInstallation(installation: InstallationWithApp) {
+  return {
+    id: installation.id,
+    project_id: installation.projectId,
+    app_id: installation.appId,
+    app: { name: installation.app.name, display_name: installation.app.displayName },
+    created_at: installation.createdAt.toISOString(),
+  };
+}
+
+/** An instance as the API shows it: private data only as `private_data_set`. */
+export function presentToolInstance(instance: ToolInstance) {
+  return {
+    id: instance.id,
+    project_id: instance.projectId,
+    agent_id: instance.agentId,
+    installation_id: instance.installationId,
+    app_id: instance.appId,
+    tool_name: instance.toolName,
+    tool_kind: instance.toolKind,
+    title: instance.title,
+    configuration: instance.configuration,
+    configured_parameters: instance.configuredParameters,
+    private_data_set: instance.privateDataEnc !== null,
+    private_data_required: instance.privateDataRequired,
+    enabled: instance.enabled,
+    status: instanceStatus(instance),
+    created_at: instance.createdAt.toISOString(),
+    updated_at: instance.updatedAt.toISOString(),
+  };
+}

@@ -1,0 +1,55 @@
+import type { ToolInstance } from '../../../persistence/src/index.js';
+import type { ConfiguredParameter } from '../calls/tool-arguments.js';
+import type { FieldProblem } from '../errors.js';
+
+/** Serialized size limit of `configuration` and `private_data`. */
+export const MAX_OBJECT_BYTES = 64 * 1024;
+
+export const PRIVATE_DATA_ACTIONS = ['preserve', 'replace', 'clear'] as const;
+export type PrivateDataAction = (typeof PRIVATE_DATA_ACTIONS)[number];
+
+export type InstanceStatus = 'active' | 'disabled' | 'needs_private_data';
+
+export function instanceStatus(instance: Pick<ToolInstance, 'enabled' | 'privateDataRequired' | 'privateDataEnc'>): InstanceStatus {
+  if (!instance.enabled) return 'disabled';
+  if (instance.privateDataRequired && instance.privateDataEnc === null) return 'needs_private_data';
+  return 'active';
+}
+
+export interface InstanceSettingsInput {
+  title?: string | null;
+  configuration?: Record<string, unknown>;
+  configured_parameters?: ConfiguredParameter[];
+  private_data_action?: PrivateDataAction;
+  private_data?: Record<string, unknown>;
+  private_data_required?: boolean;
+  enabled?: boolean;
+}
+
+/** Rules between fields of one instance body (422). */
+export function instanceSettingsProblems(input: InstanceSettingsInput): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  if (input.configuration !== undefined && Buffer.byteLength(JSON.stringify(input.configuration)) > MAX_OBJECT_BYTES) {
+    problems.push({ path: 'configuration', message: 'must be at most 64 KiB serialized' });
+  }
+  if (input.private_data !== undefined && Buffer.byteLength(JSON.stringify(input.private_data)) > MAX_OBJECT_BYTES) {
+    problems.push({ path: 'private_data', message: 'must be at most 64 KiB serialized' });
+  }
+  if (input.private_data_action === 'replace' && input.private_data === undefined) {
+    problems.push({ path: 'private_data', message: 'required when private_data_action is "replace"' });
+  }
+  if (input.private_data !== undefined && input.private_data_action !== undefined && input.private_data_action !== 'replace') {
+    problems.push({ path: 'private_data', message: `given with private_data_action "${input.private_data_action}", which ignores it: use "replace" to store it` });
+  }
+  return problems;
+}
+
+/** True when the body sets something only a configurable tool takes. */
+export function setsConfiguration(input: InstanceSettingsInput): boolean {
+  return (
+    (input.configuration !== undefined && Object.keys(input.configuration).length > 0) ||
+    (input.configured_parameters !== undefined && input.configured_parameters.length > 0) ||
+    input.private_data !== undefined ||
+    input.private_data_required === true
+  );
+}

@@ -1,0 +1,115 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { HttpToolsRepository, LaunchCodesRepository, ToolInstancesRepository } from '../../../persistence/src/index.js';
+import { FindOwnedApp } from '../apps/find-owned-app.js';
+import { DomainError } from '../errors.js';
+import { instanceStatus } from '../instances/tool-instance.js';
+import { httpToolFromRow } from '../tools/http-tool-record.js';
+import { FindInstallation, type Language } from './installations.use-cases.js';
+
+/** How long a launch code can be exchanged. */
+export const LAUNCH_CODE_TTL_MS = 10 * 60 * 1000;
+
+export const THEMES = ['light', 'dark'] as const;
+export type Theme = (typeof THEMES)[number];
+
+export interface ConfiguratorLaunchInput {
+  installation_id: string;
+  tool_name: string;
+  instance_id?: string;
+  theme: Theme;
+  language: Language;
+}
+
+function hashCode(code: string): string {
+  return createHash('sha256').update(code).digest('hex');
+}
+
+/** Opens the app's configurator page for one tool: a URL carrying a one-time launch code. */
+@Injectable()
+export class CreateConfiguratorLaunch {
+  constructor(
+    private readonly findInstallation: FindInstallation,
+    private readonly httpTools: HttpToolsRepository,
+    private readonly instances: ToolInstancesRepository,
+    private readonly launchCodes: LaunchCodesRepository,
+  ) {}
+
+  async execute(projectId: string, agentId: string, input: ConfiguratorLaunchInput, now = new Date()) {
+    const { app } = await this.findInstallation.execute(projectId, input.installation_id);
+    const tool = app.agentToolsMode === 'constructor' ? await this.httpTools.getByName(app.id, input.tool_name) : null;
+    if (!tool) {
+      throw DomainError.validation([{ path: 'tool_name', message: `the app's current mode has no HTTP tool "${input.tool_name}"` }]);
+    }
+    if (!tool.configurable) throw DomainError.conflict(`Tool "${input.tool_name}" is not configurable: it has no configurator.`);
+    if (!app.embeddedPageUrl) throw DomainError.conflict(`App "${app.name}" has no configurator page (embedded_page_url).`);
+    if (input.instance_id) {
+      const instance = await this.instances.get(projectId, agentId, input.instance_id);
+      if (!instance || instance.installationId !== input.installation_id || instance.toolName !== input.tool_name) {
+        throw DomainError.notFound(`Tool instance "${input.instance_id}" of tool "${input.tool_name}"`);
+      }
+    }
+    const launchCode = randomBytes(32).toString('base64url');
+    const expiresAt = new Date(now.getTime() + LAUNCH_CODE_TTL_MS);
+    await this.launchCodes.create({
+      codeHash: hashCode(launchCode),
+      appId: app.id,
+      projectId,
+      agentId,
+      installationId: input.installation_id,
+      toolName: input.tool_name,
+      instanceId: input.instance_id ?? null,
+      mode: input.instance_id ? 'edit' : 'create',
+      theme: input.theme,
+      language: input.language,
+      expiresAt,
+    });
+    const url = new URL(app.embeddedPageUrl);
+    url.searchParams.set('launch_code', launchCode);
+    url.searchParams.set('senler_mode', 'tool_configurator');
+    url.searchParams.set('senler_theme', input.theme);
+    url.searchParams.set('senler_language', input.language);
+    return { url: url.toString(), launch_code: launchCode, expires_at: expiresAt };
+  }
+}
+
+/** The developer's configurator trades a launch code (once, within 10 minutes) for its context. */
+@Injectable()
+export class ExchangeLaunchCode {
+  constructor(
+    private readonly findOwnedApp: FindOwnedApp,
+    private readonly launchCodes: LaunchCodesRepository,
+    private readonly httpTools: HttpToolsRepository,
+    private readonly instances: ToolInstancesRepository,
+  ) {}
+
+  async execute(developerId: string, appId: string, launchCode: string, now = new Date()) {
+    await this.findOwnedApp.execute(developerId, appId);
+    const launch = await this.launchCodes.consume(hashCode(launchCode), appId, now);
+    if (!launch) throw DomainError.notFound('Launch code (unknown, already used or older than 10 minutes)');
+    const toolRow = await this.httpTools.getByName(appId, launch.toolName);
+    const instance = launch.instanceId ? await this.instances.get(launch.projectId, launch.agentId, launch.instanceId) : null;
+    return {
+      mode: launch.mode,
+      project_id: launch.projectId,
+      agent_id: launch.agentId,
+      installation_id: launch.installationId,
+      tool_name: launch.toolName,
+      theme: launch.theme,
+      language: launch.language,
+      tool: toolRow ? { name: toolRow.name, parameters: httpToolFromRow(toolRow).parameters, allow_multiple: toolRow.allowMultiple } : null,
+      instance: instance
+        ? {
+            id: instance.id,
+            title: instance.title,
+            configuration: instance.configuration,
+            configured_parameters: instance.configuredParameters,
+            private_data_set: instance.privateDataEnc !== null,
+            private_data_required: instance.privateDataRequired,
+            enabled: instance.enabled,
+            status: instanceStatus(instance),
+          }
+        : null,
+    };
+  }
+}

@@ -51,3 +51,47 @@ export async function createEnabledApp(
   }
   return { app, tools };
 }
+
+let agentCounter = 0;
+
+/**
+ * A developer's app with the given tools, installed in a fresh project and given to a fresh
+ * agent: what every agent-side test starts from.
+ */
+export async function agentWithTools(
+  api: TestApi,
+  tools: Record<string, unknown>[],
+  options: { instances?: Record<string, Record<string, unknown>>; appName?: string; displayName?: string; developer?: string } = {},
+) {
+  const { developerToken, projectToken, agentToken } = await import('./tokens.js');
+  agentCounter += 1;
+  const projectId = `p_${process.pid}_${agentCounter}`;
+  const agentId = `a_${process.pid}_${agentCounter}`;
+  const dev = await developerToken(options.developer ?? 'dev_agents');
+  const configurable = tools.some((t) => t.configurable);
+  const { app, tools: created } = await createEnabledApp(api, dev, { embeddedPage: configurable, tools, name: options.appName, displayName: options.displayName });
+  const project = await projectToken(projectId);
+  const installation = await api.request('POST', `/v1/projects/${projectId}/installations`, { token: project, body: { app_id: app.id } });
+  expect(installation.status).toBe(201);
+  const instances = [];
+  for (const tool of created) {
+    const response = await api.request('POST', `/v1/projects/${projectId}/agents/${agentId}/tool-instances`, {
+      token: project,
+      body: { installation_id: installation.body.id, tool_name: tool.name, ...(options.instances?.[tool.name] ?? {}) },
+    });
+    expect(response.status, JSON.stringify(response.body)).toBe(201);
+    instances.push(response.body);
+  }
+  return {
+    app,
+    dev,
+    tools: created,
+    instances,
+    projectId,
+    agentId,
+    project,
+    installationId: installation.body.id as string,
+    agent: await agentToken(projectId, agentId),
+    base: `/v1/agents/${agentId}`,
+  };
+}

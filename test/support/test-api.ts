@@ -47,6 +47,7 @@ export async function startTestApi(overrides: Record<string, string> = {}): Prom
     ALLOW_PRIVATE_NETWORK: 'true',
     LOG_LEVEL: 'silent',
     PORT: '0',
+    QUEUE_PREFIX: `tg_${schema}`,
     ...overrides,
   });
   const app = await createApiApp(env);

@@ -1,12 +1,15 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { ConfigModule, type Env } from '../../../libs/config/src/index.js';
+import { DeliveryModule } from '../../../libs/delivery/src/index.js';
 import { DomainModule } from '../../../libs/domain/src/index.js';
 import { PersistenceModule } from '../../../libs/persistence/src/index.js';
-import { RedisModule } from '../../../libs/queue/src/index.js';
+import { QueueModule } from '../../../libs/queue/src/index.js';
 import { SecretsModule } from '../../../libs/secrets/src/index.js';
 import { AppsController } from './admin/apps/apps.controller.js';
+import { ToolCallsController } from './admin/tool-calls/tool-calls.controller.js';
 import { ToolsController } from './admin/tools/tools.controller.js';
+import { AgentsController } from './agents/agents.controller.js';
 import { AuthGuard } from './common/auth.guard.js';
 import { ProblemDetailsFilter } from './common/problem-details.filter.js';
 import { TokenVerifier } from './common/token-verifier.js';
@@ -18,8 +21,8 @@ export class ApiModule {
   static forRoot(env: Env): DynamicModule {
     return {
       module: ApiModule,
-      imports: [ConfigModule.forRoot(env), PersistenceModule, SecretsModule, RedisModule, DomainModule],
-      controllers: [HealthController, AppsController, ToolsController, ProjectsController],
+      imports: [ConfigModule.forRoot(env), PersistenceModule, SecretsModule, QueueModule, DeliveryModule, DomainModule],
+      controllers: [HealthController, AppsController, ToolsController, ToolCallsController, ProjectsController, AgentsController],
       providers: [
         TokenVerifier,
         { provide: APP_GUARD, useClass: AuthGuard },

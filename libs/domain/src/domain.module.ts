@@ -11,6 +11,11 @@ import { CreateTool } from './tools/create-tool.use-case.js';
 import { DeleteTool } from './tools/delete-tool.use-case.js';
 import { GetTool, ListTools } from './tools/read-tools.use-case.js';
 import { UpdateTool } from './tools/update-tool.use-case.js';
+import { DeliverAttempt } from './calls/deliver-attempt.use-case.js';
+import { IdempotentRequests } from './calls/idempotency.js';
+import {
+  AcceptToolCall, CancelToolCall, GetAgentToolCall, GetAppToolCall, ListAgentTools, ListAppToolCalls, ReconcileToolCalls, ReplayToolCall,
+} from './calls/tool-calls.use-cases.js';
 import { CreateToolInstance, DeleteToolInstance, ListToolInstances, UpdateToolInstance } from './instances/tool-instances.use-cases.js';
 import { CreateConfiguratorLaunch, ExchangeLaunchCode } from './projects/configurator-launch.use-cases.js';
 import { FindInstallation, InstallApp, ListInstallableTools, ListInstallations, UninstallApp } from './projects/installations.use-cases.js';
@@ -21,6 +26,8 @@ const useCases = [
   FindInstallation, InstallApp, ListInstallableTools, ListInstallations, UninstallApp,
   CreateToolInstance, DeleteToolInstance, ListToolInstances, UpdateToolInstance,
   CreateConfiguratorLaunch, ExchangeLaunchCode,
+  DeliverAttempt, IdempotentRequests, AcceptToolCall, CancelToolCall, GetAgentToolCall, GetAppToolCall, ListAgentTools, ListAppToolCalls,
+  ReconcileToolCalls, ReplayToolCall,
 ];
 
 /** The use cases; repositories and the secret box come from the global persistence and secrets modules. */

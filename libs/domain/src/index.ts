@@ -25,3 +25,8 @@ export * from './instances/tool-instance.js';
 export * from './instances/tool-instances.use-cases.js';
 export * from './projects/configurator-launch.use-cases.js';
 export * from './projects/installations.use-cases.js';
+export * from './agents/agent-toolset.js';
+export * from './calls/deliver-attempt.use-case.js';
+export * from './calls/idempotency.js';
+export * from './calls/tool-call-body.js';
+export * from './calls/tool-calls.use-cases.js';

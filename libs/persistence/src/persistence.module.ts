@@ -3,15 +3,17 @@ import { ENV, type Env } from '../../config/src/index.js';
 import { AppsRepository } from './apps.repository.js';
 import { EncryptedColumnsRepository } from './encrypted-columns.repository.js';
 import { HttpToolsRepository } from './http-tools.repository.js';
+import { IdempotencyKeysRepository } from './idempotency-keys.repository.js';
 import { InstallationsRepository } from './installations.repository.js';
 import { LaunchCodesRepository } from './launch-codes.repository.js';
 import { McpToolsRepository } from './mcp-tools.repository.js';
 import { PrismaService } from './prisma.service.js';
+import { ToolCallsRepository } from './tool-calls.repository.js';
 import { ToolInstancesRepository } from './tool-instances.repository.js';
 
 const repositories = [
   AppsRepository, EncryptedColumnsRepository, HttpToolsRepository, InstallationsRepository, LaunchCodesRepository,
-  McpToolsRepository, ToolInstancesRepository,
+  McpToolsRepository, ToolCallsRepository, ToolInstancesRepository, IdempotencyKeysRepository,
 ];
 
 @Global()

@@ -6,7 +6,21 @@ export const TOOL_CALL_DELIVERY_QUEUE = 'tool-call-delivery';
  * processor, so a job can never sit in Redis with nobody to run it. The delivery pipeline adds
  * its job names here together with their processors.
  */
-export const JOB_NAMES: readonly string[] = [];
+export const JOB_NAMES: readonly string[] = ['deliver-tool-call'];
+
+/** Delivers one attempt of a tool call. The payload carries ids only: never a secret. */
+export const DELIVER_TOOL_CALL_JOB = 'deliver-tool-call';
+
+export interface DeliverToolCallJob {
+  callId: string;
+  round: number;
+  n: number;
+}
+
+/** Deterministic: enqueueing the same attempt twice is harmless. */
+export function deliveryJobId(job: DeliverToolCallJob): string {
+  return `${job.callId}-r${job.round}-a${job.n}`;
+}
 
 /** The job names that have no processor among the registered ones. */
 export function jobNamesWithoutProcessor(jobNames: readonly string[], processorJobNames: readonly string[]): string[] {

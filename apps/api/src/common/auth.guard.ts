@@ -48,3 +48,15 @@ export const DeveloperId = createParamDecorator((_: unknown, context: ExecutionC
   if (auth?.role !== 'developer') throw new Error('DeveloperId used on a route without @Auth("developer")');
   return auth.sub;
 });
+
+export interface AgentIdentity {
+  projectId: string;
+  agentId: string;
+}
+
+/** The project and agent of an agent token. */
+export const AgentAuth = createParamDecorator((_: unknown, context: ExecutionContext): AgentIdentity => {
+  const auth = context.switchToHttp().getRequest<AuthedRequest>().auth;
+  if (auth?.role !== 'agent') throw new Error('AgentAuth used on a route without @Auth("agent")');
+  return { projectId: auth.project_id, agentId: auth.agent_id };
+});

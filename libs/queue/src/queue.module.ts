@@ -1,6 +1,8 @@
 import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { ENV, type Env } from '../../config/src/index.js';
+import { CallEvents } from './call-events.js';
+import { DeliveryQueue } from './delivery-queue.js';
 import { createProbeConnection } from './redis.js';
 
 /** Injection token of the fail-fast Redis connection used by readiness checks. */
@@ -19,10 +21,12 @@ export const REDIS_PROBE = Symbol('REDIS_PROBE');
         return redis;
       },
     },
+    DeliveryQueue,
+    CallEvents,
   ],
-  exports: [REDIS_PROBE],
+  exports: [REDIS_PROBE, DeliveryQueue, CallEvents],
 })
-export class RedisModule implements OnApplicationShutdown {
+export class QueueModule implements OnApplicationShutdown {
   constructor(@Inject(REDIS_PROBE) private readonly redis: Redis) {}
 
   onApplicationShutdown(): void {

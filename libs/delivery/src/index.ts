@@ -1,0 +1,4 @@
+export * from './address-guard.js';
+export * from './delivery.module.js';
+export * from './user-agent.js';
+export * from './webhook-sender.js';

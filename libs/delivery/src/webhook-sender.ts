@@ -1,0 +1,101 @@
+import { errors as undiciErrors, request, type Dispatcher } from 'undici';
+import { BlockedAddressError, assertUrlHostAllowed } from './address-guard.js';
+
+/** A handler's answer is the tool result; more than this fails the attempt. */
+export const MAX_RESPONSE_BYTES = 1024 * 1024;
+/** How much of a response an attempt record keeps. */
+export const RESPONSE_EXCERPT_BYTES = 4 * 1024;
+
+export type AttemptOutcome = 'success' | 'http_status' | 'redirect' | 'timeout' | 'network' | 'response_too_large' | 'gone' | 'blocked_address';
+
+export interface AttemptResult {
+  outcome: AttemptOutcome;
+  durationMs: number;
+  httpStatus?: number;
+  /** Why the attempt failed, in words a developer can act on. */
+  error?: string;
+  /** The full body of a successful answer. */
+  body?: Buffer;
+  contentType?: string;
+  excerpt?: string;
+  retryAfter?: string;
+}
+
+export interface WebhookRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  timeoutMs: number;
+  allowPrivateNetwork: boolean;
+}
+
+function excerptOf(body: Buffer): string {
+  return body.subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8').replace(/\uFFFD+$/, '');
+}
+
+/**
+ * Makes one attempt: POST the exact body, follow no redirect, stop at the attempt timeout, read at
+ * most 1 MiB, and classify the outcome (WEBHOOKS.md). Never throws for what the handler did.
+ */
+export async function sendWebhook(dispatcher: Dispatcher, webhook: WebhookRequest): Promise<AttemptResult> {
+  const started = performance.now();
+  const duration = () => Math.round(performance.now() - started);
+  const signal = AbortSignal.timeout(webhook.timeoutMs);
+  try {
+    assertUrlHostAllowed(new URL(webhook.url), webhook.allowPrivateNetwork);
+    const response = await request(webhook.url, {
+      method: 'POST',
+      headers: webhook.headers,
+      body: webhook.body,
+      dispatcher,
+      signal,
+      headersTimeout: webhook.timeoutMs,
+      bodyTimeout: webhook.timeoutMs,
+    });
+    const status = response.statusCode;
+    const header = (name: string) => {
+      const value = response.headers[name];
+      return Array.isArray(value) ? value[0] : value;
+    };
+    const declared = Number(header('content-length'));
+    if (declared > MAX_RESPONSE_BYTES) {
+      response.body.destroy();
+      return { outcome: 'response_too_large', durationMs: duration(), httpStatus: status, error: `the response declares ${declared} bytes; at most 1 MiB is read` };
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of response.body) {
+      size += chunk.length;
+      if (size > MAX_RESPONSE_BYTES) {
+        response.body.destroy();
+        return { outcome: 'response_too_large', durationMs: duration(), httpStatus: status, error: 'the response is larger than 1 MiB' };
+      }
+      chunks.push(chunk as Buffer);
+    }
+    const body = Buffer.concat(chunks);
+    const base = { durationMs: duration(), httpStatus: status, excerpt: excerptOf(body), contentType: header('content-type') };
+    if (status >= 200 && status < 300) return { ...base, outcome: 'success', body };
+    if (status >= 300 && status < 400) {
+      return { ...base, outcome: 'redirect', error: `answered ${status} (redirect to ${header('location') ?? 'nowhere'}); redirects are not followed` };
+    }
+    if (status === 410) return { ...base, outcome: 'gone', error: 'answered 410 Gone: no further attempts' };
+    return { ...base, outcome: 'http_status', error: `answered ${status}`, retryAfter: status === 429 || status === 503 ? header('retry-after') : undefined };
+  } catch (error) {
+    return { ...classifyError(error, signal, webhook.timeoutMs), durationMs: duration() };
+  }
+}
+
+function classifyError(error: unknown, signal: AbortSignal, timeoutMs: number): Pick<AttemptResult, 'outcome' | 'error'> {
+  if (error instanceof BlockedAddressError) return { outcome: 'blocked_address', error: error.message };
+  if (
+    signal.aborted ||
+    error instanceof undiciErrors.HeadersTimeoutError ||
+    error instanceof undiciErrors.BodyTimeoutError ||
+    (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
+  ) {
+    return { outcome: 'timeout', error: `no complete answer within ${timeoutMs / 1000} s` };
+  }
+  const code = (error as { code?: string }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  return { outcome: 'network', error: `could not reach the handler${code ? ` (${code})` : ''}: ${message}` };
+}

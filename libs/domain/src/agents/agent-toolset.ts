@@ -1,0 +1,61 @@
+import type { AgentToolInstance } from '../../../persistence/src/index.js';
+import { type EffectiveParameter, type ConfiguredParameter, effectiveParameters, parametersJsonSchema } from '../calls/tool-arguments.js';
+import { instanceStatus } from '../instances/tool-instance.js';
+import { agentFacingBaseName, resolveAgentFacingNames } from '../naming.js';
+import { httpToolFromRow, type HttpToolRecord } from '../tools/http-tool-record.js';
+
+export interface AgentTool {
+  /** The agent-facing name, unique among the agent's tools. */
+  name: string;
+  instance: AgentToolInstance;
+  /** The HTTP tool behind the instance (null for an MCP tool). */
+  tool: HttpToolRecord | null;
+  description: string;
+  parameters: EffectiveParameter[];
+  /** Why a call is refused now (409), or null when the tool can be called. */
+  refusal: string | null;
+}
+
+/**
+ * An agent's tools, named in the order they were added: names stay stable when a tool is
+ * disabled or its app switches mode; only callable tools are shown to the model.
+ */
+export function buildAgentToolset(instances: readonly AgentToolInstance[]): AgentTool[] {
+  const names = resolveAgentFacingNames(instances.map((i) => agentFacingBaseName(i.installation.app.name, i.toolName)));
+  return instances.map((instance, index) => {
+    const app = instance.installation.app;
+    const tool = instance.httpTool ? httpToolFromRow(instance.httpTool) : null;
+    const text = tool ? (tool.agent_description ?? tool.description.ru) : '';
+    const description = `[App "${app.displayName}"] ${text}${instance.title ? ` — ${instance.title}` : ''}`;
+    const parameters = tool ? effectiveParameters(tool.parameters, instance.configuredParameters as unknown as ConfiguredParameter[]) : [];
+    return { name: names[index], instance, tool, description, parameters, refusal: refusalOf(instance) };
+  });
+}
+
+function refusalOf(instance: AgentToolInstance): string | null {
+  const app = instance.installation.app;
+  if (!app.agentToolsEnabled) return `app "${app.displayName}" has switched its agent tools off`;
+  if (instance.toolKind === 'http' && app.agentToolsMode !== 'constructor') {
+    return `app "${app.displayName}" now serves the tools of its MCP server; this HTTP tool is unavailable`;
+  }
+  if (instance.toolKind === 'mcp') {
+    return app.agentToolsMode === 'mcp'
+      ? `calls to the MCP server of app "${app.displayName}" are not served by this Toolgate version`
+      : `app "${app.displayName}" now serves HTTP tools; this MCP tool is unavailable`;
+  }
+  const status = instanceStatus(instance);
+  if (status === 'disabled') return 'this tool is disabled for the agent';
+  if (status === 'needs_private_data') return 'this tool needs its private data first: open its configurator';
+  return null;
+}
+
+/** What `GET /v1/agents/{agent_id}/tools` shows for a callable tool. */
+export function presentAgentTool(tool: AgentTool) {
+  return {
+    name: tool.name,
+    description: tool.description,
+    parameters: parametersJsonSchema(tool.parameters),
+    tool_instance_id: tool.instance.id,
+    execution_mode: tool.tool?.execution_mode ?? 'instant',
+  };
+}

@@ -1,0 +1,140 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { Dispatcher } from 'undici';
+import { ENV, type Env } from '../../../config/src/index.js';
+import { type AttemptResult, USER_AGENT, WEBHOOK_DISPATCHER, sendWebhook } from '../../../delivery/src/index.js';
+import { AppsRepository, type CallTransition, type ToolCall, ToolCallsRepository, ToolInstancesRepository } from '../../../persistence/src/index.js';
+import { CallEvents, DeliveryQueue } from '../../../queue/src/index.js';
+import { SecretBox } from '../../../secrets/src/index.js';
+import { signWebhook } from '../../../signing/src/index.js';
+import { newId } from '../ids.js';
+import type { RetryWindow } from '../tools/http-tool.js';
+import { nextAttempt, parseRetryAfter } from './retry-schedule.js';
+import { resultOf, toolCallBody } from './tool-call-body.js';
+
+/** Margin past the attempt timeout after which an in-progress attempt counts as lost (a crash). */
+export const ATTEMPT_DEADLINE_MARGIN_MS = 10_000;
+
+class InstanceGoneError extends Error {}
+
+/**
+ * Makes one attempt of a call: claims it, signs the exact body bytes with the app's secret(s)
+ * at send time, sends, records the attempt and moves the call on (next attempt queued at its
+ * offset, or a terminal status). Used by the API for instant calls and by the worker for queued ones.
+ */
+@Injectable()
+export class DeliverAttempt {
+  private readonly logger = new Logger('Delivery');
+
+  constructor(
+    @Inject(ENV) private readonly env: Env,
+    @Inject(WEBHOOK_DISPATCHER) private readonly dispatcher: Dispatcher,
+    private readonly calls: ToolCallsRepository,
+    private readonly apps: AppsRepository,
+    private readonly instances: ToolInstancesRepository,
+    private readonly secrets: SecretBox,
+    private readonly queue: DeliveryQueue,
+    private readonly events: CallEvents,
+  ) {}
+
+  /** Returns the call after the attempt, or null when the attempt was not due (stale or duplicate job). */
+  async execute(callId: string, round: number, n: number): Promise<ToolCall | null> {
+    const startedAt = new Date();
+    const stored = await this.calls.getById(callId);
+    if (!stored) return null;
+    const deadline = new Date(startedAt.getTime() + stored.attemptTimeoutS * 1000 + ATTEMPT_DEADLINE_MARGIN_MS);
+    const call = await this.calls.claim(callId, round, n, deadline, startedAt);
+    if (!call) return null;
+
+    let attempt: AttemptResult;
+    let transition: CallTransition;
+    try {
+      attempt = await this.send(call);
+      transition = this.transitionAfter(call, n, attempt, new Date());
+    } catch (error) {
+      if (!(error instanceof InstanceGoneError)) throw error;
+      attempt = { outcome: 'network', durationMs: 0, error: error.message };
+      transition = { status: 'cancelled', error: { kind: 'cancelled', message: error.message }, finishedAt: new Date(), nextAttemptN: null, nextAttemptAt: null, attemptDeadline: null };
+    }
+
+    const moved = await this.calls.recordAttempt(
+      callId,
+      round,
+      n,
+      {
+        startedAt,
+        durationMs: attempt.durationMs,
+        outcome: attempt.outcome,
+        httpStatus: attempt.httpStatus ?? null,
+        error: attempt.error ?? null,
+        responseExcerpt: attempt.excerpt ?? null,
+      },
+      transition,
+      newId('att'),
+    );
+    if (moved && transition.status === 'queued') {
+      const dueAt = transition.nextAttemptAt as Date;
+      await this.queue
+        .enqueue({ callId, round, n: transition.nextAttemptN as number }, dueAt.getTime() - Date.now())
+        .catch((error: Error) => this.logger.warn(`call ${callId}: next attempt not queued (${error.message}); the reconciler will`));
+    }
+    if (moved && transition.status !== 'queued') {
+      await this.events.publishFinished(callId).catch(() => undefined);
+    }
+    return this.calls.getById(callId);
+  }
+
+  private async send(call: ToolCall): Promise<AttemptResult> {
+    const app = await this.apps.getById(call.appId);
+    if (!app) throw new InstanceGoneError('the app was deleted before delivery');
+    const body = await this.bodyOf(call);
+    const now = new Date();
+    const secrets = [await this.secrets.decrypt(app.webhookSecretEnc)];
+    if (app.previousWebhookSecretEnc && app.previousSecretValidUntil && app.previousSecretValidUntil > now) {
+      secrets.push(await this.secrets.decrypt(app.previousWebhookSecretEnc));
+    }
+    const timestamp = Math.floor(now.getTime() / 1000);
+    return sendWebhook(this.dispatcher, {
+      url: call.handlerUrl as string,
+      body,
+      timeoutMs: call.attemptTimeoutS * 1000,
+      allowPrivateNetwork: this.env.ALLOW_PRIVATE_NETWORK,
+      headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...signWebhook(secrets, call.eventId, timestamp, body) },
+    });
+  }
+
+  /** The call's body: built (with private data decrypted) at its first attempt, then the same bytes every time. */
+  private async bodyOf(call: ToolCall): Promise<string> {
+    if (call.bodyEnc) return this.secrets.decrypt(call.bodyEnc);
+    const instance = await this.instances.getWithTool(call.toolInstanceId);
+    if (!instance) throw new InstanceGoneError('the tool instance was removed before delivery');
+    const privateData = instance.privateDataEnc ? await this.secrets.decryptJson(instance.privateDataEnc) : {};
+    const body = toolCallBody(call, instance.configuration, privateData);
+    await this.calls.storeBody(call.id, await this.secrets.encrypt(body));
+    return body;
+  }
+
+  private transitionAfter(call: ToolCall, n: number, attempt: AttemptResult, now: Date): CallTransition {
+    const ended = { nextAttemptN: null, nextAttemptAt: null, attemptDeadline: null, finishedAt: now };
+    if (attempt.outcome === 'success') {
+      const { result, resultText } = resultOf(attempt.body ?? Buffer.alloc(0));
+      return { ...ended, status: 'succeeded', result: result as never, resultText };
+    }
+    const error = {
+      kind: attempt.outcome,
+      message: attempt.error ?? attempt.outcome,
+      ...(attempt.httpStatus !== undefined ? { http_status: attempt.httpStatus } : {}),
+    };
+    if (attempt.outcome !== 'gone') {
+      const retryAfterMs = parseRetryAfter(attempt.retryAfter, now);
+      const next = nextAttempt(
+        call.retryWindow as RetryWindow | null,
+        call.firstAttemptAt ?? now,
+        n,
+        this.env.RETRY_TIME_SCALE,
+        retryAfterMs !== undefined ? { failedAt: now, afterMs: retryAfterMs } : undefined,
+      );
+      if (next) return { status: 'queued', nextAttemptN: next.n, nextAttemptAt: next.dueAt, attemptDeadline: null, error };
+    }
+    return { ...ended, status: 'failed', error };
+  }
+}

@@ -1,0 +1,224 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { ENV, type Env } from '../../../config/src/index.js';
+import {
+  type Page, type PageRequest, type ToolCall, type ToolCallFilters, type ToolCallWithAttempts, ToolCallsRepository, ToolInstancesRepository,
+} from '../../../persistence/src/index.js';
+import { CallEvents, DeliveryQueue } from '../../../queue/src/index.js';
+import { type AgentTool, buildAgentToolset } from '../agents/agent-toolset.js';
+import { FindOwnedApp } from '../apps/find-owned-app.js';
+import { DomainError, assertNoProblems } from '../errors.js';
+import { newId, uuidv7 } from '../ids.js';
+import { DeliverAttempt } from './deliver-attempt.use-case.js';
+import { argumentProblems, normalizeArguments } from './tool-arguments.js';
+
+export const TERMINAL_STATUSES = ['succeeded', 'failed', 'cancelled'] as const;
+export const isTerminal = (status: string) => (TERMINAL_STATUSES as readonly string[]).includes(status);
+
+export interface AgentRef {
+  projectId: string;
+  agentId: string;
+}
+
+/** The agent's tools, as the model sees them (callable ones only). */
+@Injectable()
+export class ListAgentTools {
+  constructor(private readonly instances: ToolInstancesRepository) {}
+
+  async execute(agent: AgentRef): Promise<AgentTool[]> {
+    const toolset = buildAgentToolset(await this.instances.listForAgent(agent.projectId, agent.agentId));
+    return toolset.filter((tool) => tool.refusal === null);
+  }
+}
+
+export interface ToolCallInput {
+  tool: string;
+  dialog_id: string;
+  lead_id?: string | null;
+  arguments?: unknown;
+}
+
+/**
+ * Accepts an agent's call: finds the tool by its agent-facing name, refuses what cannot run now
+ * (409) or invalid arguments (422) before anything is sent, records the call, then delivers it
+ * (instant: here, one attempt) or queues it (wait, background).
+ */
+@Injectable()
+export class AcceptToolCall {
+  private readonly logger = new Logger('ToolCalls');
+
+  constructor(
+    private readonly instances: ToolInstancesRepository,
+    private readonly calls: ToolCallsRepository,
+    private readonly deliverAttempt: DeliverAttempt,
+    private readonly queue: DeliveryQueue,
+  ) {}
+
+  async execute(agent: AgentRef, input: ToolCallInput): Promise<ToolCall> {
+    const toolset = buildAgentToolset(await this.instances.listForAgent(agent.projectId, agent.agentId));
+    const target = toolset.find((tool) => tool.name === input.tool);
+    if (!target) {
+      const callable = toolset.filter((t) => t.refusal === null).map((t) => t.name);
+      throw DomainError.validation([
+        { path: 'tool', message: `the agent has no tool "${input.tool}"${callable.length ? `; it has: ${callable.join(', ')}` : ''}` },
+      ]);
+    }
+    if (target.refusal) throw DomainError.conflict(`Tool "${input.tool}" cannot be called now: ${target.refusal}.`);
+    const tool = target.tool;
+    if (!tool) throw DomainError.conflict(`Tool "${input.tool}" cannot be called now.`);
+    assertNoProblems(argumentProblems(target.parameters, input.arguments));
+
+    const now = new Date();
+    const call = await this.calls.create({
+      id: newId('call'),
+      eventId: uuidv7(now.getTime()),
+      appId: target.instance.appId,
+      installationId: target.instance.installationId,
+      projectId: agent.projectId,
+      agentId: agent.agentId,
+      toolInstanceId: target.instance.id,
+      toolKind: 'http',
+      toolName: tool.name,
+      agentToolName: target.name,
+      dialogId: input.dialog_id,
+      leadId: input.lead_id ?? null,
+      executionMode: tool.execution_mode,
+      retryWindow: tool.retry_window,
+      attemptTimeoutS: tool.attempt_timeout_s,
+      handlerUrl: tool.handler_url,
+      arguments: normalizeArguments(input.arguments),
+      status: 'queued',
+      round: 1,
+      nextAttemptN: 1,
+      nextAttemptAt: now,
+      acceptedAt: now,
+    });
+    if (tool.execution_mode === 'instant') {
+      return (await this.deliverAttempt.execute(call.id, 1, 1)) ?? call;
+    }
+    // The call is stored first: if Redis is away now, the reconciler queues it later.
+    await this.queue.enqueue({ callId: call.id, round: 1, n: 1 }, 0).catch((error: Error) => {
+      this.logger.warn(`call ${call.id}: not queued (${error.message}); the reconciler will`);
+    });
+    return call;
+  }
+}
+
+/** One of the agent's calls; with `waitMs`, answers as soon as it finishes or the time is up. */
+@Injectable()
+export class GetAgentToolCall {
+  constructor(
+    private readonly calls: ToolCallsRepository,
+    private readonly events: CallEvents,
+  ) {}
+
+  async execute(agent: AgentRef, callId: string, waitMs = 0, signal?: AbortSignal): Promise<ToolCall> {
+    let call = await this.calls.getForAgent(agent.projectId, agent.agentId, callId);
+    if (!call) throw DomainError.notFound(`Tool call "${callId}"`);
+    const until = Date.now() + waitMs;
+    // Pub/sub answers at once; the re-read every second covers a missed message.
+    while (!isTerminal(call.status) && Date.now() < until && !signal?.aborted) {
+      await this.events.waitForFinish(callId, Math.min(1000, until - Date.now()), signal);
+      call = (await this.calls.getForAgent(agent.projectId, agent.agentId, callId)) as ToolCall;
+    }
+    return call;
+  }
+}
+
+/** Stops further attempts of an active call (an attempt already on the wire still completes). */
+@Injectable()
+export class CancelToolCall {
+  constructor(
+    private readonly calls: ToolCallsRepository,
+    private readonly queue: DeliveryQueue,
+    private readonly events: CallEvents,
+  ) {}
+
+  async execute(agent: AgentRef, callId: string, reason = 'cancelled by the agent'): Promise<ToolCall> {
+    const call = await this.calls.getForAgent(agent.projectId, agent.agentId, callId);
+    if (!call) throw DomainError.notFound(`Tool call "${callId}"`);
+    if (!(await this.calls.cancel(callId, { kind: 'cancelled', message: reason }, new Date()))) {
+      throw DomainError.conflict(`Tool call "${callId}" already finished (${call.status}): there is nothing to cancel.`);
+    }
+    if (call.nextAttemptN) await this.queue.remove({ callId, round: call.round, n: call.nextAttemptN });
+    await this.events.publishFinished(callId).catch(() => undefined);
+    return (await this.calls.getById(callId)) as ToolCall;
+  }
+}
+
+@Injectable()
+export class ListAppToolCalls {
+  constructor(
+    private readonly calls: ToolCallsRepository,
+    private readonly findOwnedApp: FindOwnedApp,
+  ) {}
+
+  async execute(developerId: string, appId: string, filters: ToolCallFilters, page: PageRequest): Promise<Page<ToolCall>> {
+    await this.findOwnedApp.execute(developerId, appId);
+    return this.calls.listForApp(developerId, appId, filters, page);
+  }
+}
+
+@Injectable()
+export class GetAppToolCall {
+  constructor(private readonly calls: ToolCallsRepository) {}
+
+  async execute(developerId: string, appId: string, callId: string): Promise<ToolCallWithAttempts> {
+    const call = await this.calls.getForApp(developerId, appId, callId);
+    if (!call) throw DomainError.notFound(`Tool call "${callId}"`);
+    return call;
+  }
+}
+
+/** Delivers a finished call again (same event_id and body bytes) on its tool's schedule, as a new round. */
+@Injectable()
+export class ReplayToolCall {
+  constructor(
+    private readonly calls: ToolCallsRepository,
+    private readonly queue: DeliveryQueue,
+  ) {}
+
+  async execute(developerId: string, appId: string, callId: string): Promise<ToolCallWithAttempts> {
+    const call = await this.calls.getForApp(developerId, appId, callId);
+    if (!call) throw DomainError.notFound(`Tool call "${callId}"`);
+    if (call.toolKind !== 'http') throw DomainError.conflict('Only calls of HTTP tools can be replayed.');
+    const replayed = await this.calls.startNewRound(callId, new Date());
+    if (!replayed) throw DomainError.conflict(`Tool call "${callId}" is still ${call.status}: only a finished call can be replayed.`);
+    await this.queue.enqueue({ callId, round: replayed.round, n: 1 }, 0).catch(() => undefined);
+    return (await this.calls.getForApp(developerId, appId, callId)) as ToolCallWithAttempts;
+  }
+}
+
+/**
+ * Nothing is lost: re-queues calls whose attempt is overdue (Redis lost the job) or stuck in
+ * progress past its deadline (a worker died). Job ids are deterministic, so a job still waiting
+ * in Redis is not doubled. An instant call stuck in progress ends failed: instant never retries.
+ */
+@Injectable()
+export class ReconcileToolCalls {
+  constructor(
+    @Inject(ENV) private readonly env: Env,
+    private readonly calls: ToolCallsRepository,
+    private readonly queue: DeliveryQueue,
+    private readonly events: CallEvents,
+  ) {}
+
+  async execute(graceMs = 2000, limit = 500): Promise<{ requeued: number; failed: number }> {
+    const now = new Date();
+    let requeued = 0;
+    let failed = 0;
+    for (const call of await this.calls.findOverdue(now, graceMs, limit)) {
+      if (call.executionMode === 'instant') {
+        const message = 'the API process stopped during the attempt; instant calls are not retried';
+        if (await this.calls.failStuck(call.id, { kind: 'timeout', message }, now)) {
+          failed += 1;
+          await this.events.publishFinished(call.id).catch(() => undefined);
+        }
+        continue;
+      }
+      if (call.nextAttemptN === null) continue;
+      await this.queue.enqueue({ callId: call.id, round: call.round, n: call.nextAttemptN }, 0);
+      requeued += 1;
+    }
+    return { requeued, failed };
+  }
+}

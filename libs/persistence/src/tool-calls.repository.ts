@@ -1,0 +1,145 @@
+import { Injectable } from '@nestjs/common';
+import { Prisma, type ToolCall, type ToolCallAttempt } from './generated/client.js';
+import { type Page, type PageRequest, toPage } from './page.js';
+import { PrismaService } from './prisma.service.js';
+
+export const ACTIVE_STATUSES = ['queued', 'in_progress'] as const;
+export type ToolCallWithAttempts = ToolCall & { attempts: ToolCallAttempt[] };
+export type NewToolCall = Prisma.ToolCallUncheckedCreateInput;
+export type AttemptRecord = Omit<Prisma.ToolCallAttemptUncheckedCreateInput, 'id' | 'callId' | 'round' | 'n'>;
+export type CallTransition = Pick<
+  Prisma.ToolCallUncheckedUpdateInput,
+  'status' | 'nextAttemptN' | 'nextAttemptAt' | 'result' | 'resultText' | 'error' | 'finishedAt' | 'attemptDeadline'
+>;
+
+export interface ToolCallFilters {
+  status?: string;
+  toolName?: string;
+  agentId?: string;
+}
+
+/** Tool calls: Postgres is the source of truth for each call's status and next attempt. */
+@Injectable()
+export class ToolCallsRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  async create(call: NewToolCall): Promise<ToolCall> {
+    return this.prisma.toolCall.create({ data: call });
+  }
+
+  async getById(callId: string): Promise<ToolCall | null> {
+    return this.prisma.toolCall.findUnique({ where: { id: callId } });
+  }
+
+  async getForAgent(projectId: string, agentId: string, callId: string): Promise<ToolCall | null> {
+    return this.prisma.toolCall.findFirst({ where: { id: callId, projectId, agentId } });
+  }
+
+  async getForApp(developerId: string, appId: string, callId: string): Promise<ToolCallWithAttempts | null> {
+    return this.prisma.toolCall.findFirst({
+      where: { id: callId, appId, app: { developerId } },
+      include: { attempts: { orderBy: [{ round: 'asc' }, { n: 'asc' }] } },
+    });
+  }
+
+  /** Newest first. */
+  async listForApp(developerId: string, appId: string, filters: ToolCallFilters, page: PageRequest): Promise<Page<ToolCall>> {
+    const rows = await this.prisma.toolCall.findMany({
+      where: {
+        appId,
+        app: { developerId },
+        ...(filters.status ? { status: filters.status } : {}),
+        ...(filters.toolName ? { toolName: filters.toolName } : {}),
+        ...(filters.agentId ? { agentId: filters.agentId } : {}),
+        ...(page.after ? { id: { lt: page.after } } : {}),
+      },
+      orderBy: { id: 'desc' },
+      take: page.limit + 1,
+    });
+    return toPage(rows, page.limit);
+  }
+
+  /**
+   * Takes attempt `n` of the call's current round: only if it is the attempt due and the call is
+   * still active (a stale or duplicate job finds nothing). In-progress calls can be taken again:
+   * that is how an attempt interrupted by a crash is made again.
+   */
+  async claim(callId: string, round: number, n: number, deadline: Date, now: Date): Promise<ToolCall | null> {
+    const { count } = await this.prisma.toolCall.updateMany({
+      where: { id: callId, round, nextAttemptN: n, status: { in: [...ACTIVE_STATUSES] } },
+      data: { status: 'in_progress', attemptDeadline: deadline, ...(n === 1 ? { firstAttemptAt: now } : {}) },
+    });
+    return count === 0 ? null : this.getById(callId);
+  }
+
+  async storeBody(callId: string, bodyEnc: string): Promise<void> {
+    await this.prisma.toolCall.update({ where: { id: callId }, data: { bodyEnc } });
+  }
+
+  /** Records an attempt and moves the call on, in one transaction; a call cancelled meanwhile stays cancelled. */
+  async recordAttempt(callId: string, round: number, n: number, attempt: AttemptRecord, transition: CallTransition, attemptId: string): Promise<boolean> {
+    return this.prisma.$transaction(async (tx) => {
+      await tx.toolCallAttempt.upsert({
+        where: { callId_round_n: { callId, round, n } },
+        create: { id: attemptId, callId, round, n, ...attempt },
+        update: attempt,
+      });
+      const data = transition.status === 'succeeded' ? { ...transition, error: Prisma.DbNull } : transition;
+      const { count } = await tx.toolCall.updateMany({ where: { id: callId, round, status: 'in_progress' }, data });
+      return count > 0;
+    });
+  }
+
+  /** Stops further attempts of an active call; false when it is already finished. */
+  async cancel(callId: string, error: Prisma.InputJsonValue, now: Date): Promise<boolean> {
+    const { count } = await this.prisma.toolCall.updateMany({
+      where: { id: callId, status: { in: [...ACTIVE_STATUSES] } },
+      data: { status: 'cancelled', error, finishedAt: now, nextAttemptAt: null, nextAttemptN: null, attemptDeadline: null },
+    });
+    return count > 0;
+  }
+
+  /** Starts a new round of a finished call's schedule (same event and body). */
+  async startNewRound(callId: string, now: Date): Promise<ToolCall | null> {
+    const { count } = await this.prisma.toolCall.updateMany({
+      where: { id: callId, status: { in: ['succeeded', 'failed', 'cancelled'] } },
+      data: {
+        status: 'queued',
+        round: { increment: 1 },
+        nextAttemptN: 1,
+        nextAttemptAt: now,
+        firstAttemptAt: null,
+        attemptDeadline: null,
+        result: Prisma.DbNull,
+        resultText: null,
+        error: Prisma.DbNull,
+        finishedAt: null,
+      },
+    });
+    if (count === 0) return null;
+    return this.getById(callId);
+  }
+
+  /** Active calls whose attempt is overdue, or whose attempt outlived its deadline (a crash). */
+  async findOverdue(now: Date, graceMs: number, limit: number): Promise<ToolCall[]> {
+    return this.prisma.toolCall.findMany({
+      where: {
+        OR: [
+          { status: 'queued', nextAttemptAt: { lt: new Date(now.getTime() - graceMs) } },
+          { status: 'in_progress', attemptDeadline: { lt: now } },
+        ],
+      },
+      orderBy: { nextAttemptAt: 'asc' },
+      take: limit,
+    });
+  }
+
+  /** Ends an in-progress call whose attempt outlived its deadline (the process making it died). */
+  async failStuck(callId: string, error: Prisma.InputJsonValue, now: Date): Promise<boolean> {
+    const { count } = await this.prisma.toolCall.updateMany({
+      where: { id: callId, status: 'in_progress', attemptDeadline: { lt: now } },
+      data: { status: 'failed', error, finishedAt: now, nextAttemptAt: null, nextAttemptN: null, attemptDeadline: null },
+    });
+    return count > 0;
+  }
+}

@@ -9,7 +9,7 @@ export type NewToolCall = Prisma.ToolCallUncheckedCreateInput;
 export type AttemptRecord = Omit<Prisma.ToolCallAttemptUncheckedCreateInput, 'id' | 'callId' | 'round' | 'n'>;
 export type CallTransition = Pick<
   Prisma.ToolCallUncheckedUpdateInput,
-  'status' | 'nextAttemptN' | 'nextAttemptAt' | 'result' | 'resultText' | 'error' | 'finishedAt' | 'attemptDeadline'
+  'status' | 'nextAttemptN' | 'nextAttemptAt' | 'result' | 'resultText' | 'error' | 'finishedAt' | 'attemptDeadline' | 'firstAttemptAt'
 >;
 
 export interface ToolCallFilters {
@@ -64,10 +64,10 @@ export class ToolCallsRepository {
    * still active (a stale or duplicate job finds nothing). In-progress calls can be taken again:
    * that is how an attempt interrupted by a crash is made again.
    */
-  async claim(callId: string, round: number, n: number, deadline: Date, now: Date): Promise<ToolCall | null> {
+  async claim(callId: string, round: number, n: number, deadline: Date): Promise<ToolCall | null> {
     const { count } = await this.prisma.toolCall.updateMany({
       where: { id: callId, round, nextAttemptN: n, status: { in: [...ACTIVE_STATUSES] } },
-      data: { status: 'in_progress', attemptDeadline: deadline, ...(n === 1 ? { firstAttemptAt: now } : {}) },
+      data: { status: 'in_progress', attemptDeadline: deadline },
     });
     return count === 0 ? null : this.getById(callId);
   }

@@ -42,14 +42,19 @@ export class DeliverAttempt {
     const stored = await this.calls.getById(callId);
     if (!stored) return null;
     const deadline = new Date(startedAt.getTime() + stored.attemptTimeoutS * 1000 + ATTEMPT_DEADLINE_MARGIN_MS);
-    const call = await this.calls.claim(callId, round, n, deadline, startedAt);
+    const call = await this.calls.claim(callId, round, n, deadline);
     if (!call) return null;
 
     let attempt: AttemptResult;
     let transition: CallTransition;
+    let sentAt = startedAt;
     try {
-      attempt = await this.send(call);
-      transition = this.transitionAfter(call, n, attempt, new Date());
+      const { secrets, ...request } = await this.prepare(call);
+      // Offsets run from the moment attempt 1 goes out, not from the bookkeeping before it.
+      sentAt = new Date();
+      const signature = signWebhook(secrets, call.eventId, Math.floor(sentAt.getTime() / 1000), request.body);
+      attempt = await sendWebhook(this.dispatcher, { ...request, headers: { ...request.headers, ...signature } });
+      transition = this.transitionAfter(call, n, attempt, sentAt);
     } catch (error) {
       if (!(error instanceof InstanceGoneError)) throw error;
       attempt = { outcome: 'network', durationMs: 0, error: error.message };
@@ -61,7 +66,7 @@ export class DeliverAttempt {
       round,
       n,
       {
-        startedAt,
+        startedAt: sentAt,
         durationMs: attempt.durationMs,
         outcome: attempt.outcome,
         httpStatus: attempt.httpStatus ?? null,
@@ -83,7 +88,8 @@ export class DeliverAttempt {
     return this.calls.getById(callId);
   }
 
-  private async send(call: ToolCall): Promise<AttemptResult> {
+  /** Everything an attempt needs but its timestamp and signature: the body, the URL and the live secrets. */
+  private async prepare(call: ToolCall) {
     const app = await this.apps.getById(call.appId);
     if (!app) throw new InstanceGoneError('the app was deleted before delivery');
     const body = await this.bodyOf(call);
@@ -92,14 +98,14 @@ export class DeliverAttempt {
     if (app.previousWebhookSecretEnc && app.previousSecretValidUntil && app.previousSecretValidUntil > now) {
       secrets.push(await this.secrets.decrypt(app.previousWebhookSecretEnc));
     }
-    const timestamp = Math.floor(now.getTime() / 1000);
-    return sendWebhook(this.dispatcher, {
+    return {
       url: call.handlerUrl as string,
       body,
+      secrets,
       timeoutMs: call.attemptTimeoutS * 1000,
       allowPrivateNetwork: this.env.ALLOW_PRIVATE_NETWORK,
-      headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...signWebhook(secrets, call.eventId, timestamp, body) },
-    });
+      headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT },
+    };
   }
 
   /** The call's body: built (with private data decrypted) at its first attempt, then the same bytes every time. */
@@ -113,8 +119,11 @@ export class DeliverAttempt {
     return body;
   }
 
-  private transitionAfter(call: ToolCall, n: number, attempt: AttemptResult, now: Date): CallTransition {
-    const ended = { nextAttemptN: null, nextAttemptAt: null, attemptDeadline: null, finishedAt: now };
+  /** Where the call goes after attempt `n`, which went out at `sentAt`. */
+  private transitionAfter(call: ToolCall, n: number, attempt: AttemptResult, sentAt: Date): CallTransition {
+    const now = new Date();
+    const firstAttemptAt = n === 1 ? sentAt : (call.firstAttemptAt ?? sentAt);
+    const ended = { nextAttemptN: null, nextAttemptAt: null, attemptDeadline: null, finishedAt: now, firstAttemptAt };
     if (attempt.outcome === 'success') {
       const { result, resultText } = resultOf(attempt.body ?? Buffer.alloc(0));
       return { ...ended, status: 'succeeded', result: result as never, resultText };
@@ -126,14 +135,15 @@ export class DeliverAttempt {
     };
     if (attempt.outcome !== 'gone') {
       const retryAfterMs = parseRetryAfter(attempt.retryAfter, now);
+      // Retry-After counts from when the attempt went out, like the offsets themselves.
       const next = nextAttempt(
         call.retryWindow as RetryWindow | null,
-        call.firstAttemptAt ?? now,
+        firstAttemptAt,
         n,
         this.env.RETRY_TIME_SCALE,
-        retryAfterMs !== undefined ? { failedAt: now, afterMs: retryAfterMs } : undefined,
+        retryAfterMs !== undefined ? { failedAt: sentAt, afterMs: retryAfterMs } : undefined,
       );
-      if (next) return { status: 'queued', nextAttemptN: next.n, nextAttemptAt: next.dueAt, attemptDeadline: null, error };
+      if (next) return { status: 'queued', nextAttemptN: next.n, nextAttemptAt: next.dueAt, attemptDeadline: null, error, firstAttemptAt };
     }
     return { ...ended, status: 'failed', error };
   }

@@ -1,6 +1,8 @@
 import { expect } from 'vitest';
 import type { TestApi } from './test-api.js';
 
+type Api = Pick<TestApi, 'request'>;
+
 let counter = 0;
 
 /** A unique app name for this process. */
@@ -27,7 +29,7 @@ export function httpTool(overrides: Record<string, unknown> = {}) {
 
 /** An app with agent tools enabled in constructor mode, optionally with a configurator page and tools. */
 export async function createEnabledApp(
-  api: TestApi,
+  api: Api,
   developerToken: string,
   options: { embeddedPage?: boolean; tools?: Record<string, unknown>[]; name?: string; displayName?: string } = {},
 ) {
@@ -59,7 +61,7 @@ let agentCounter = 0;
  * agent: what every agent-side test starts from.
  */
 export async function agentWithTools(
-  api: TestApi,
+  api: Api,
   tools: Record<string, unknown>[],
   options: { instances?: Record<string, Record<string, unknown>>; appName?: string; displayName?: string; developer?: string } = {},
 ) {

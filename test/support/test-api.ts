@@ -22,9 +22,36 @@ export interface TestApi {
   app: INestApplication;
   schema: string;
   databaseUrl: string;
-  request<T = any>(method: string, path: string, options?: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<HttpResult<T>>;
+  request: ReturnType<typeof requester>;
   sql<T extends pg.QueryResultRow = any>(text: string, values?: unknown[]): Promise<T[]>;
   close(): Promise<void>;
+}
+
+type RequestOptions = { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> };
+
+/** An HTTP client for a Toolgate base URL: JSON in, parsed JSON (or text) out. */
+export function requester(baseUrl: string) {
+  return async function request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<HttpResult<T>> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    let body: string | undefined;
+    if (options.rawBody !== undefined) {
+      body = options.rawBody;
+      headers['content-type'] ??= 'application/json';
+    } else if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] = 'application/json';
+    }
+    const response = await fetch(baseUrl + path, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: response.status, headers: response.headers, body: parsed as T, text };
+  };
 }
 
 /** A fresh database schema for one test file, migrated. */
@@ -63,27 +90,7 @@ export async function startTestApi(overrides: Record<string, string> = {}): Prom
     app,
     schema,
     databaseUrl,
-    async request(method, path, options = {}) {
-      const headers: Record<string, string> = { ...options.headers };
-      if (options.token) headers.authorization = `Bearer ${options.token}`;
-      let body: string | undefined;
-      if (options.rawBody !== undefined) {
-        body = options.rawBody;
-        headers['content-type'] ??= 'application/json';
-      } else if (options.body !== undefined) {
-        body = JSON.stringify(options.body);
-        headers['content-type'] = 'application/json';
-      }
-      const response = await fetch(baseUrl + path, { method, headers, body });
-      const text = await response.text();
-      let parsed: unknown = text;
-      try {
-        parsed = text ? JSON.parse(text) : undefined;
-      } catch {
-        // not JSON: keep the text
-      }
-      return { status: response.status, headers: response.headers, body: parsed as any, text };
-    },
+    request: requester(baseUrl),
     async sql(text, values) {
       return (await pool.query(text, values)).rows;
     },

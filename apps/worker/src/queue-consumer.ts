@@ -32,6 +32,9 @@ export class QueueConsumer implements OnApplicationBootstrap, OnApplicationShutd
       connection,
       prefix: this.env.QUEUE_PREFIX,
       concurrency: this.env.WORKER_CONCURRENCY,
+      // A worker that died mid-attempt loses its lock within 10 s and its job runs again elsewhere.
+      lockDuration: 10_000,
+      stalledInterval: 5_000,
     });
     this.worker.on('error', (error) => this.logger.error(`queue error: ${error.message}`));
     this.logger.log(`consuming "${TOOL_CALL_DELIVERY_QUEUE}" with concurrency ${this.env.WORKER_CONCURRENCY}`);

@@ -12,7 +12,7 @@ import { nextAttempt, parseRetryAfter } from './retry-schedule.js';
 import { resultOf, toolCallBody } from './tool-call-body.js';
 
 /** Margin past the attempt timeout after which an in-progress attempt counts as lost (a crash). */
-export const ATTEMPT_DEADLINE_MARGIN_MS = 10_000;
+export const ATTEMPT_DEADLINE_MARGIN_MS = 5_000;
 
 class InstanceGoneError extends Error {}
 

@@ -1,0 +1,167 @@
+// Nothing is lost, secrets stay secret: the worker and the API run as real processes against a
+// Redis of this file's own (so FLUSHALL and a key scan touch nothing else).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { freePort, startLocalRedis, type LocalService } from '../scripts/local-services.js';
+import { agentWithTools, httpTool } from './support/fixtures.js';
+import { type AppProcess, buildDist, startAppProcess } from './support/processes.js';
+import { TEST_SECRETS_KEYS, freshDatabase, requester } from './support/test-api.js';
+import { TEST_JWT_SECRET } from './support/tokens.js';
+import { WebhookHandler } from './support/webhook-handler.js';
+
+const PRIVATE_VALUE = 'pd-1f6e0c-never-in-redis-or-logs';
+let redis: LocalService;
+let handler: WebhookHandler;
+let api: AppProcess;
+let worker: AppProcess;
+let env: Record<string, string>;
+let request: ReturnType<typeof requester>;
+let db: pg.Pool;
+const outputs: string[] = [];
+
+beforeAll(async () => {
+  buildDist();
+  redis = await startLocalRedis();
+  handler = await new WebhookHandler().start();
+  const { databaseUrl, schema } = await freshDatabase();
+  const port = await freePort();
+  env = {
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: redis.url,
+    AUTH_JWT_SECRET: TEST_JWT_SECRET,
+    SECRETS_KEYS: TEST_SECRETS_KEYS,
+    ALLOW_PRIVATE_NETWORK: 'true',
+    RETRY_TIME_SCALE: '0.2',
+    RECONCILE_INTERVAL_MS: '300',
+    LOG_LEVEL: 'debug',
+    PORT: String(port),
+  };
+  api = startAppProcess('api', env);
+  worker = startAppProcess('worker', env);
+  await api.waitForOutput(/Toolgate API on/);
+  await worker.waitForOutput(/Toolgate worker started/);
+  request = requester(`http://127.0.0.1:${port}`);
+  const url = new URL(databaseUrl);
+  url.searchParams.delete('schema');
+  db = new pg.Pool({ connectionString: url.toString(), options: `-c search_path=${schema}`, max: 2 });
+}, 120_000);
+
+afterAll(async () => {
+  await worker?.kill('SIGTERM');
+  await api?.kill('SIGTERM');
+  await handler?.stop();
+  await redis?.stop();
+  await db?.end();
+});
+
+async function callsEnded(ids: string[], timeoutMs: number): Promise<Record<string, string>> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const { rows } = await db.query<{ id: string; status: string }>('SELECT id, status FROM tool_calls WHERE id = ANY($1)', [ids]);
+    const statuses = Object.fromEntries(rows.map((r) => [r.id, r.status]));
+    if (rows.length === ids.length && rows.every((r) => ['succeeded', 'failed', 'cancelled'].includes(r.status))) return statuses;
+    if (Date.now() > until) return statuses;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+async function setup(toolOverrides: Record<string, unknown>) {
+  const path = `/hook/${Math.random().toString(36).slice(2)}`;
+  const ctx = await agentWithTools({ request }, [httpTool({ handler_url: handler.url(path), configurable: true, ...toolOverrides })], {
+    instances: { find_customer: { private_data: { token: PRIVATE_VALUE } } },
+  });
+  handler.secrets = [ctx.app.webhook_secret];
+  const toolName = `${ctx.app.name.replace(/-/g, '_')}_find_customer`;
+  const call = async () => {
+    const response = await request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body: { tool: toolName, dialog_id: 'd', arguments: { customer_id: 'c' } } });
+    expect(response.status).toBe(202);
+    return response.body.call_id as string;
+  };
+  return { ...ctx, path, call };
+}
+
+describe('a worker killed while attempts are in flight', () => {
+  it('loses no call: after a restart every accepted call ends in a terminal status', async () => {
+    const ctx = await setup({ execution_mode: 'wait', retry_window: '5m', attempt_timeout_s: 10 });
+    // First attempts hang for 3 s (the worker dies during them); later ones succeed.
+    handler.on(ctx.path, ({ attempt }) => (attempt === 1 ? { status: 200, body: 'late', delayMs: 3000 } : { status: 200, body: 'ok' }));
+    const ids = [];
+    for (let i = 0; i < 20; i += 1) ids.push(await ctx.call());
+    const until = Date.now() + 10_000;
+    while (handler.at(ctx.path).length < 10 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(handler.at(ctx.path).length).toBeGreaterThanOrEqual(10);
+    outputs.push(worker.output());
+    await worker.kill('SIGKILL');
+
+    worker = startAppProcess('worker', env);
+    await worker.waitForOutput(/Toolgate worker started/);
+    const statuses = await callsEnded(ids, 60_000);
+    expect(Object.values(statuses)).toHaveLength(20);
+    expect(Object.values(statuses).every((s) => s === 'succeeded')).toBe(true);
+    // At-least-once: each event reached the handler, some twice; the handler dedupes by event_id.
+    const events = new Set(handler.at(ctx.path).map((r) => r.event.event_id));
+    expect(events.size).toBe(20);
+  }, 90_000);
+});
+
+describe('Redis restarting empty', () => {
+  it('loses no call: the reconciler re-queues every call that waited for its next attempt', async () => {
+    const ctx = await setup({ execution_mode: 'background', retry_window: '5m' });
+    // Attempt 1 fails; attempt 2 is due 3 s later (15 s × 0.2): Redis is emptied in between.
+    handler.on(ctx.path, ({ attempt }) => (attempt === 1 ? { status: 503 } : { status: 200, body: 'ok' }));
+    const ids = [];
+    for (let i = 0; i < 10; i += 1) ids.push(await ctx.call());
+    const until = Date.now() + 10_000;
+    while (handler.at(ctx.path).length < 10 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+    const { rows } = await db.query("SELECT count(*)::int AS n FROM tool_calls WHERE id = ANY($1) AND status = 'queued' AND next_attempt_n = 2", [ids]);
+    expect(rows[0].n).toBe(10);
+    const client = new Redis(redis.url);
+    expect(await client.dbsize()).toBeGreaterThan(0);
+    await client.flushall();
+    expect(await client.dbsize()).toBe(0);
+    client.disconnect();
+
+    const statuses = await callsEnded(ids, 30_000);
+    expect(Object.values(statuses).every((s) => s === 'succeeded')).toBe(true);
+    const perEvent = new Map<string, number>();
+    for (const r of handler.at(ctx.path)) perEvent.set(r.event.event_id, (perEvent.get(r.event.event_id) ?? 0) + 1);
+    expect([...perEvent.values()].every((count) => count >= 2)).toBe(true);
+  }, 60_000);
+});
+
+describe('secrets', () => {
+  it('appear in no Redis key or value and in no log line of the API or the worker', async () => {
+    const ctx = await setup({ execution_mode: 'background', retry_window: '5m' });
+    handler.on(ctx.path, ({ attempt }) => (attempt === 1 ? { status: 500 } : { status: 200, body: 'ok' }));
+    const id = await ctx.call();
+    // Scan while the second attempt is still waiting in Redis.
+    const until = Date.now() + 5000;
+    while (handler.at(ctx.path).length < 1 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(handler.at(ctx.path)[0].event.private_data).toEqual({ token: PRIVATE_VALUE });
+
+    const client = new Redis(redis.url);
+    const dump: string[] = [];
+    for (const key of await client.keys('*')) {
+      dump.push(key);
+      const type = await client.type(key);
+      if (type === 'string') dump.push((await client.get(key)) ?? '');
+      if (type === 'hash') dump.push(JSON.stringify(await client.hgetall(key)));
+      if (type === 'list') dump.push(JSON.stringify(await client.lrange(key, 0, -1)));
+      if (type === 'set') dump.push(JSON.stringify(await client.smembers(key)));
+      if (type === 'zset') dump.push(JSON.stringify(await client.zrange(key, '0', '-1')));
+      if (type === 'stream') dump.push(JSON.stringify(await client.xrange(key, '-', '+')));
+    }
+    client.disconnect();
+    const redisText = dump.join('\n');
+    expect(redisText).toContain(id); // the job is there, by id
+    const secretKey = ctx.app.webhook_secret.slice('whsec_'.length);
+    for (const secret of [PRIVATE_VALUE, ctx.app.webhook_secret, secretKey]) {
+      expect(redisText).not.toContain(secret);
+      expect(api.output()).not.toContain(secret);
+      expect(worker.output()).not.toContain(secret);
+      for (const earlier of outputs) expect(earlier).not.toContain(secret);
+    }
+    await callsEnded([id], 15_000);
+  }, 30_000);
+});

@@ -273,3 +273,18 @@ describe('developer call history', () => {
     expect((await stack.api.request('POST', `/v1/apps/${ctx.app.id}/tool-calls/${a.body.call_id}/replay`, { token: stranger })).status).toBe(404);
   });
 });
+
+describe('the reconciler', () => {
+  it('ends an instant call the API never finished as failed, and never retries it', async () => {
+    const ctx = await setup({ execution_mode: 'instant', retry_window: null });
+    const done = await ctx.call();
+    await stack.api.sql(
+      "UPDATE tool_calls SET status = 'in_progress', attempt_deadline = now() - interval '1 second', finished_at = NULL, result = NULL WHERE id = $1",
+      [done.body.call_id],
+    );
+    await waitFor(async () => (await ctx.detail(done.body.call_id)).body.status === 'failed', 5000);
+    const detail = await ctx.detail(done.body.call_id);
+    expect(detail.body.error).toMatchObject({ kind: 'timeout', message: expect.stringMatching(/not retried/) });
+    expect(handler.at(ctx.path)).toHaveLength(1);
+  });
+});

@@ -134,10 +134,16 @@ export class ToolCallsRepository {
     });
   }
 
-  /** Ends an in-progress call whose attempt outlived its deadline (the process making it died). */
-  async failStuck(callId: string, error: Prisma.InputJsonValue, now: Date): Promise<boolean> {
+  /** Ends an instant call the API process never finished (it died before or during its one attempt). */
+  async failStuck(callId: string, error: Prisma.InputJsonValue, now: Date, graceMs: number): Promise<boolean> {
     const { count } = await this.prisma.toolCall.updateMany({
-      where: { id: callId, status: 'in_progress', attemptDeadline: { lt: now } },
+      where: {
+        id: callId,
+        OR: [
+          { status: 'in_progress', attemptDeadline: { lt: now } },
+          { status: 'queued', nextAttemptAt: { lt: new Date(now.getTime() - graceMs) } },
+        ],
+      },
       data: { status: 'failed', error, finishedAt: now, nextAttemptAt: null, nextAttemptN: null, attemptDeadline: null },
     });
     return count > 0;

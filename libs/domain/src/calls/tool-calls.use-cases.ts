@@ -208,8 +208,8 @@ export class ReconcileToolCalls {
     let failed = 0;
     for (const call of await this.calls.findOverdue(now, graceMs, limit)) {
       if (call.executionMode === 'instant') {
-        const message = 'the API process stopped during the attempt; instant calls are not retried';
-        if (await this.calls.failStuck(call.id, { kind: 'timeout', message }, now)) {
+        const message = 'the API process stopped before the attempt finished; instant calls are not retried';
+        if (await this.calls.failStuck(call.id, { kind: 'timeout', message }, now, graceMs)) {
           failed += 1;
           await this.events.publishFinished(call.id).catch(() => undefined);
         }

@@ -3,10 +3,12 @@ import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { ConfigModule, type Env } from '../../../libs/config/src/index.js';
 import { DeliveryModule } from '../../../libs/delivery/src/index.js';
 import { DomainModule } from '../../../libs/domain/src/index.js';
+import { McpModule } from '../../../libs/mcp/src/index.js';
 import { PersistenceModule } from '../../../libs/persistence/src/index.js';
 import { QueueModule } from '../../../libs/queue/src/index.js';
 import { SecretsModule } from '../../../libs/secrets/src/index.js';
 import { AppsController } from './admin/apps/apps.controller.js';
+import { McpToolsController } from './admin/mcp/mcp-tools.controller.js';
 import { ToolCallsController } from './admin/tool-calls/tool-calls.controller.js';
 import { ToolsController } from './admin/tools/tools.controller.js';
 import { AgentsController } from './agents/agents.controller.js';
@@ -21,8 +23,8 @@ export class ApiModule {
   static forRoot(env: Env): DynamicModule {
     return {
       module: ApiModule,
-      imports: [ConfigModule.forRoot(env), PersistenceModule, SecretsModule, QueueModule, DeliveryModule, DomainModule],
-      controllers: [HealthController, AppsController, ToolsController, ToolCallsController, ProjectsController, AgentsController],
+      imports: [ConfigModule.forRoot(env), PersistenceModule, SecretsModule, QueueModule, DeliveryModule, McpModule, DomainModule],
+      controllers: [HealthController, AppsController, ToolsController, ToolCallsController, McpToolsController, ProjectsController, AgentsController],
       providers: [
         TokenVerifier,
         { provide: APP_GUARD, useClass: AuthGuard },

@@ -2,12 +2,14 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule, type Env } from '../../../libs/config/src/index.js';
 import { DeliveryModule } from '../../../libs/delivery/src/index.js';
 import { DomainModule } from '../../../libs/domain/src/index.js';
+import { McpModule } from '../../../libs/mcp/src/index.js';
 import { PersistenceModule } from '../../../libs/persistence/src/index.js';
 import { QueueModule } from '../../../libs/queue/src/index.js';
 import { SecretsModule } from '../../../libs/secrets/src/index.js';
 import { JOB_PROCESSORS, type JobProcessor } from './job-processor.js';
 import { ToolCallDeliveryProcessor } from './processors/tool-call-delivery.processor.js';
 import { QueueConsumer } from './queue-consumer.js';
+import { McpSnapshotRefresher } from './mcp-snapshot-refresher.js';
 import { Reconciler } from './reconciler.js';
 
 /** The processors this worker runs, one per job name of libs/queue. */
@@ -18,12 +20,13 @@ export class WorkerModule {
   static forRoot(env: Env): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [ConfigModule.forRoot(env), PersistenceModule, SecretsModule, QueueModule, DeliveryModule, DomainModule],
+      imports: [ConfigModule.forRoot(env), PersistenceModule, SecretsModule, QueueModule, DeliveryModule, McpModule, DomainModule],
       providers: [
         ...processors,
         { provide: JOB_PROCESSORS, inject: processors, useFactory: (...instances: JobProcessor[]) => instances },
         QueueConsumer,
         Reconciler,
+        McpSnapshotRefresher,
       ],
     };
   }

@@ -12,6 +12,10 @@ import { DeleteTool } from './tools/delete-tool.use-case.js';
 import { GetTool, ListTools } from './tools/read-tools.use-case.js';
 import { UpdateTool } from './tools/update-tool.use-case.js';
 import { DeliverAttempt } from './calls/deliver-attempt.use-case.js';
+import { AgentToolsets } from './agents/agent-toolsets.js';
+import { CallMcpTool } from './mcp/call-mcp-tool.use-case.js';
+import { McpListChangedRefresh } from './mcp/mcp-list-changed.js';
+import { ListAppMcpTools, McpTargets, RefreshAppMcpTools, RefreshMcpSnapshot } from './mcp/mcp-snapshot.use-cases.js';
 import { IdempotentRequests } from './calls/idempotency.js';
 import {
   AcceptToolCall, CancelToolCall, GetAgentToolCall, GetAppToolCall, ListAgentTools, ListAppToolCalls, ReconcileToolCalls, ReplayToolCall,
@@ -28,6 +32,7 @@ const useCases = [
   CreateConfiguratorLaunch, ExchangeLaunchCode,
   DeliverAttempt, IdempotentRequests, AcceptToolCall, CancelToolCall, GetAgentToolCall, GetAppToolCall, ListAgentTools, ListAppToolCalls,
   ReconcileToolCalls, ReplayToolCall,
+  AgentToolsets, CallMcpTool, McpListChangedRefresh, ListAppMcpTools, McpTargets, RefreshAppMcpTools, RefreshMcpSnapshot,
 ];
 
 /** The use cases; repositories and the secret box come from the global persistence and secrets modules. */

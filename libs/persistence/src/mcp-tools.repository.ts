@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import type { McpToolSnapshot } from './generated/client.js';
+import type { McpToolSnapshot, Prisma } from './generated/client.js';
 import { PrismaService } from './prisma.service.js';
+
+export type NewMcpToolSnapshot = Omit<Prisma.McpToolSnapshotUncheckedCreateInput, 'appId' | 'refreshedAt'>;
 
 /** The last snapshot of an MCP-mode app's tools. */
 @Injectable()
@@ -11,7 +13,44 @@ export class McpToolsRepository {
     return this.prisma.mcpToolSnapshot.findMany({ where: { appId }, orderBy: { position: 'asc' } });
   }
 
+  /** The snapshots of several apps at once (an agent's tools come from many apps). */
+  async listForApps(appIds: string[]): Promise<McpToolSnapshot[]> {
+    if (appIds.length === 0) return [];
+    return this.prisma.mcpToolSnapshot.findMany({ where: { appId: { in: appIds } } });
+  }
+
   async get(appId: string, name: string): Promise<McpToolSnapshot | null> {
     return this.prisma.mcpToolSnapshot.findUnique({ where: { appId_name: { appId, name } } });
+  }
+
+  /** Replaces the whole snapshot at once, and marks the refresh a success; concurrent refreshes of one app take turns. */
+  async replace(appId: string, tools: NewMcpToolSnapshot[], refreshedAt: Date): Promise<void> {
+    await this.prisma.$transaction(async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`mcp-snapshot:${appId}`}))`;
+      await tx.mcpToolSnapshot.deleteMany({ where: { appId } });
+      await tx.mcpToolSnapshot.createMany({ data: tools.map((tool) => ({ ...tool, appId, refreshedAt })) });
+      await tx.app.update({
+        where: { id: appId },
+        data: { mcpSnapshotRefreshedAt: refreshedAt, mcpSnapshotAttemptedAt: refreshedAt, mcpSnapshotError: null },
+      });
+    });
+  }
+
+  /** A failed refresh keeps the previous snapshot and records why. */
+  async recordFailure(appId: string, error: string, attemptedAt: Date): Promise<void> {
+    await this.prisma.app.update({ where: { id: appId }, data: { mcpSnapshotAttemptedAt: attemptedAt, mcpSnapshotError: error } });
+  }
+
+  /** MCP-mode apps whose snapshot is older than `before` (or missing): for the periodic refresh. */
+  async staleApps(before: Date, limit: number): Promise<{ id: string }[]> {
+    return this.prisma.app.findMany({
+      where: {
+        agentToolsMode: 'mcp',
+        mcpUrl: { not: null },
+        OR: [{ mcpSnapshotAttemptedAt: null }, { mcpSnapshotAttemptedAt: { lt: before } }],
+      },
+      select: { id: true },
+      take: limit,
+    });
   }
 }

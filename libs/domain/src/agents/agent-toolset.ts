@@ -1,4 +1,4 @@
-import type { AgentToolInstance } from '../../../persistence/src/index.js';
+import type { AgentToolInstance, McpToolSnapshot } from '../../../persistence/src/index.js';
 import { type EffectiveParameter, type ConfiguredParameter, effectiveParameters, parametersJsonSchema } from '../calls/tool-arguments.js';
 import { instanceStatus } from '../instances/tool-instance.js';
 import { agentFacingBaseName, resolveAgentFacingNames } from '../naming.js';
@@ -10,6 +10,8 @@ export interface AgentTool {
   instance: AgentToolInstance;
   /** The HTTP tool behind the instance (null for an MCP tool). */
   tool: HttpToolRecord | null;
+  /** The MCP tool behind the instance, from the app's last snapshot (null for an HTTP tool). */
+  mcp: McpToolSnapshot | null;
   description: string;
   parameters: EffectiveParameter[];
   /** Why a call is refused now (409), or null when the tool can be called. */
@@ -20,28 +22,34 @@ export interface AgentTool {
  * An agent's tools, named in the order they were added: names stay stable when a tool is
  * disabled or its app switches mode; only callable tools are shown to the model.
  */
-export function buildAgentToolset(instances: readonly AgentToolInstance[]): AgentTool[] {
+export function buildAgentToolset(instances: readonly AgentToolInstance[], snapshots: ReadonlyMap<string, McpToolSnapshot> = new Map()): AgentTool[] {
   const names = resolveAgentFacingNames(instances.map((i) => agentFacingBaseName(i.installation.app.name, i.toolName)));
   return instances.map((instance, index) => {
     const app = instance.installation.app;
     const tool = instance.httpTool ? httpToolFromRow(instance.httpTool) : null;
-    const text = tool ? (tool.agent_description ?? tool.description.ru) : '';
+    const mcp = instance.toolKind === 'mcp' ? (snapshots.get(snapshotKey(instance.appId, instance.toolName)) ?? null) : null;
+    const text = tool ? (tool.agent_description ?? tool.description.ru) : (mcp?.description ?? mcp?.title ?? '');
     const description = `[App "${app.displayName}"] ${text}${instance.title ? ` — ${instance.title}` : ''}`;
     const parameters = tool ? effectiveParameters(tool.parameters, instance.configuredParameters as unknown as ConfiguredParameter[]) : [];
-    return { name: names[index], instance, tool, description, parameters, refusal: refusalOf(instance) };
+    return { name: names[index], instance, tool, mcp, description, parameters, refusal: refusalOf(instance, mcp) };
   });
 }
 
-function refusalOf(instance: AgentToolInstance): string | null {
+export function snapshotKey(appId: string, toolName: string): string {
+  return `${appId}\u0000${toolName}`;
+}
+
+function refusalOf(instance: AgentToolInstance, mcp: McpToolSnapshot | null): string | null {
   const app = instance.installation.app;
   if (!app.agentToolsEnabled) return `app "${app.displayName}" has switched its agent tools off`;
   if (instance.toolKind === 'http' && app.agentToolsMode !== 'constructor') {
     return `app "${app.displayName}" now serves the tools of its MCP server; this HTTP tool is unavailable`;
   }
   if (instance.toolKind === 'mcp') {
-    return app.agentToolsMode === 'mcp'
-      ? `calls to the MCP server of app "${app.displayName}" are not served by this Toolgate version`
-      : `app "${app.displayName}" now serves HTTP tools; this MCP tool is unavailable`;
+    if (app.agentToolsMode !== 'mcp') return `app "${app.displayName}" now serves HTTP tools; this MCP tool is unavailable`;
+    if (!mcp) return `the MCP server of app "${app.displayName}" no longer lists this tool`;
+    if (!mcp.available) return `the MCP server's tool is unavailable: ${mcp.reason}`;
+    return null;
   }
   const status = instanceStatus(instance);
   if (status === 'disabled') return 'this tool is disabled for the agent';
@@ -54,7 +62,7 @@ export function presentAgentTool(tool: AgentTool) {
   return {
     name: tool.name,
     description: tool.description,
-    parameters: parametersJsonSchema(tool.parameters),
+    parameters: tool.mcp ? (tool.mcp.inputSchema as Record<string, unknown>) : parametersJsonSchema(tool.parameters),
     tool_instance_id: tool.instance.id,
     execution_mode: tool.tool?.execution_mode ?? 'instant',
   };

@@ -10,6 +10,7 @@ import {
   agentToolsSettingsOf,
 } from './agent-tools-settings.js';
 import { FindOwnedApp } from './find-owned-app.js';
+import { RefreshMcpSnapshot } from '../mcp/mcp-snapshot.use-cases.js';
 
 export interface PutAgentToolsSettingsInput {
   enabled: boolean;
@@ -49,6 +50,7 @@ export class PutAgentToolsSettings {
     private readonly apps: AppsRepository,
     private readonly secrets: SecretBox,
     private readonly findOwnedApp: FindOwnedApp,
+    private readonly refreshMcpSnapshot: RefreshMcpSnapshot,
   ) {}
 
   async execute(developerId: string, appId: string, input: PutAgentToolsSettingsInput): Promise<AgentToolsSettings> {
@@ -61,6 +63,10 @@ export class PutAgentToolsSettings {
       ...mcpColumns,
     });
     if (!updated) throw DomainError.notFound(`App "${appId}"`);
+    if (updated.agentToolsMode === 'mcp' && updated.mcpUrl && input.mcp) {
+      // Load the server's tools now, without making the developer wait; a failure is recorded on the app.
+      void this.refreshMcpSnapshot.execute(appId).catch(() => undefined);
+    }
     return agentToolsSettingsOf(updated);
   }
 

@@ -1,10 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ENV, type Env } from '../../../config/src/index.js';
 import {
-  type Page, type PageRequest, type ToolCall, type ToolCallFilters, type ToolCallWithAttempts, ToolCallsRepository, ToolInstancesRepository,
+  type Page, type PageRequest, type ToolCall, type ToolCallFilters, type ToolCallWithAttempts, ToolCallsRepository,
 } from '../../../persistence/src/index.js';
 import { CallEvents, DeliveryQueue } from '../../../queue/src/index.js';
-import { type AgentTool, buildAgentToolset } from '../agents/agent-toolset.js';
+import type { AgentTool } from '../agents/agent-toolset.js';
+import { type AgentRef, AgentToolsets } from '../agents/agent-toolsets.js';
+import { CallMcpTool, MCP_CALL_MAX_TIMEOUT_MS, MCP_CALL_TIMEOUT_MS } from '../mcp/call-mcp-tool.use-case.js';
+import type { McpCallOptions } from '../../../mcp/src/index.js';
 import { FindOwnedApp } from '../apps/find-owned-app.js';
 import { DomainError, assertNoProblems } from '../errors.js';
 import { newId, uuidv7 } from '../ids.js';
@@ -14,19 +17,15 @@ import { argumentProblems, normalizeArguments } from './tool-arguments.js';
 export const TERMINAL_STATUSES = ['succeeded', 'failed', 'cancelled'] as const;
 export const isTerminal = (status: string) => (TERMINAL_STATUSES as readonly string[]).includes(status);
 
-export interface AgentRef {
-  projectId: string;
-  agentId: string;
-}
+export type { AgentRef };
 
 /** The agent's tools, as the model sees them (callable ones only). */
 @Injectable()
 export class ListAgentTools {
-  constructor(private readonly instances: ToolInstancesRepository) {}
+  constructor(private readonly toolsets: AgentToolsets) {}
 
   async execute(agent: AgentRef): Promise<AgentTool[]> {
-    const toolset = buildAgentToolset(await this.instances.listForAgent(agent.projectId, agent.agentId));
-    return toolset.filter((tool) => tool.refusal === null);
+    return (await this.toolsets.load(agent)).filter((tool) => tool.refusal === null);
   }
 }
 
@@ -47,14 +46,16 @@ export class AcceptToolCall {
   private readonly logger = new Logger('ToolCalls');
 
   constructor(
-    private readonly instances: ToolInstancesRepository,
+    private readonly toolsets: AgentToolsets,
     private readonly calls: ToolCallsRepository,
     private readonly deliverAttempt: DeliverAttempt,
+    private readonly callMcpTool: CallMcpTool,
     private readonly queue: DeliveryQueue,
   ) {}
 
-  async execute(agent: AgentRef, input: ToolCallInput): Promise<ToolCall> {
-    const toolset = buildAgentToolset(await this.instances.listForAgent(agent.projectId, agent.agentId));
+  /** `mcp` passes a deadline, progress and cancellation through to an MCP tool. */
+  async execute(agent: AgentRef, input: ToolCallInput, mcp: Partial<McpCallOptions> = {}): Promise<ToolCall> {
+    const toolset = await this.toolsets.load(agent);
     const target = toolset.find((tool) => tool.name === input.tool);
     if (!target) {
       const callable = toolset.filter((t) => t.refusal === null).map((t) => t.name);
@@ -63,6 +64,7 @@ export class AcceptToolCall {
       ]);
     }
     if (target.refusal) throw DomainError.conflict(`Tool "${input.tool}" cannot be called now: ${target.refusal}.`);
+    if (target.mcp) return this.acceptMcpCall(agent, input, target, mcp);
     const tool = target.tool;
     if (!tool) throw DomainError.conflict(`Tool "${input.tool}" cannot be called now.`);
     assertNoProblems(argumentProblems(target.parameters, input.arguments));
@@ -100,6 +102,39 @@ export class AcceptToolCall {
       this.logger.warn(`call ${call.id}: not queued (${error.message}); the reconciler will`);
     });
     return call;
+  }
+
+  private async acceptMcpCall(agent: AgentRef, input: ToolCallInput, target: AgentTool, mcp: Partial<McpCallOptions>): Promise<ToolCall> {
+    const args = input.arguments ?? {};
+    if (typeof args !== 'object' || Array.isArray(args)) {
+      throw DomainError.validation([{ path: 'arguments', message: 'must be an object of argument names to values' }]);
+    }
+    const now = new Date();
+    const call = await this.calls.create({
+      id: newId('call'),
+      eventId: uuidv7(now.getTime()),
+      appId: target.instance.appId,
+      installationId: target.instance.installationId,
+      projectId: agent.projectId,
+      agentId: agent.agentId,
+      toolInstanceId: target.instance.id,
+      toolKind: 'mcp',
+      toolName: target.instance.toolName,
+      agentToolName: target.name,
+      dialogId: input.dialog_id,
+      leadId: input.lead_id ?? null,
+      executionMode: 'instant',
+      retryWindow: null,
+      attemptTimeoutS: Math.ceil(Math.min(mcp.timeoutMs ?? MCP_CALL_TIMEOUT_MS, MCP_CALL_MAX_TIMEOUT_MS) / 1000),
+      handlerUrl: target.instance.installation.app.mcpUrl,
+      arguments: args as object,
+      status: 'queued',
+      round: 1,
+      nextAttemptN: 1,
+      nextAttemptAt: now,
+      acceptedAt: now,
+    });
+    return this.callMcpTool.execute(call, mcp);
   }
 }
 

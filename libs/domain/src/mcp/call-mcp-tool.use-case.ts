@@ -1,0 +1,81 @@
+import { Injectable } from '@nestjs/common';
+import { AppsRepository, type CallTransition, type ToolCall, ToolCallsRepository } from '../../../persistence/src/index.js';
+import { BlockedAddressError } from '../../../delivery/src/index.js';
+import { type McpCallOptions, McpClients } from '../../../mcp/src/index.js';
+import { CallEvents } from '../../../queue/src/index.js';
+import { newId } from '../ids.js';
+import { describeMcpError, McpTargets } from './mcp-snapshot.use-cases.js';
+import { flattenMcpResult, type McpToolResult } from './result-text.js';
+
+/** Default and longest deadline of an MCP tool call. */
+export const MCP_CALL_TIMEOUT_MS = 30_000;
+export const MCP_CALL_MAX_TIMEOUT_MS = 120_000;
+
+/**
+ * Runs an accepted call of an MCP tool: one attempt, through the app's MCP connection, with a
+ * deadline; progress and cancellation pass through. Recorded like any other call.
+ */
+@Injectable()
+export class CallMcpTool {
+  constructor(
+    private readonly calls: ToolCallsRepository,
+    private readonly apps: AppsRepository,
+    private readonly clients: McpClients,
+    private readonly targets: McpTargets,
+    private readonly events: CallEvents,
+  ) {}
+
+  async execute(call: ToolCall, options: Partial<McpCallOptions> = {}): Promise<ToolCall> {
+    const timeoutMs = Math.min(options.timeoutMs ?? MCP_CALL_TIMEOUT_MS, MCP_CALL_MAX_TIMEOUT_MS);
+    const claimed = await this.calls.claim(call.id, 1, 1, new Date(Date.now() + timeoutMs + 5000));
+    if (!claimed) return call;
+    const sentAt = new Date();
+    const started = performance.now();
+    let transition: CallTransition;
+    let outcome: string;
+    let error: string | null = null;
+    try {
+      const app = await this.apps.getById(call.appId);
+      if (!app) throw new Error('the app was deleted');
+      const result = (await this.clients.callTool(await this.targets.of(app), call.toolName, call.arguments as Record<string, unknown>, {
+        timeoutMs,
+        signal: options.signal,
+        onprogress: options.onprogress,
+      })) as McpToolResult & Record<string, unknown>;
+      const resultText = flattenMcpResult(result);
+      if (result.isError) {
+        outcome = 'tool_error';
+        error = resultText || 'the tool reported an error';
+        transition = { status: 'failed', result: result as never, resultText, error: { kind: 'tool_error', message: error } };
+      } else {
+        outcome = 'success';
+        transition = { status: 'succeeded', result: result as never, resultText };
+      }
+    } catch (caught) {
+      ({ outcome, error } = this.classify(caught, options.signal, timeoutMs));
+      transition = { status: outcome === 'cancelled' ? 'cancelled' : 'failed', error: { kind: outcome, message: error } };
+    }
+    const now = new Date();
+    await this.calls.recordAttempt(
+      call.id,
+      1,
+      1,
+      { startedAt: sentAt, durationMs: Math.round(performance.now() - started), outcome, httpStatus: null, error, responseExcerpt: null },
+      { ...transition, finishedAt: now, firstAttemptAt: sentAt, nextAttemptN: null, nextAttemptAt: null, attemptDeadline: null },
+      newId('att'),
+    );
+    await this.events.publishFinished(call.id).catch(() => undefined);
+    return (await this.calls.getById(call.id)) as ToolCall;
+  }
+
+  private classify(error: unknown, signal: AbortSignal | undefined, timeoutMs: number): { outcome: string; error: string } {
+    if (signal?.aborted) return { outcome: 'cancelled', error: 'the caller cancelled the call' };
+    const blocked = error instanceof BlockedAddressError ? error : (error as { cause?: unknown }).cause;
+    if (blocked instanceof BlockedAddressError) return { outcome: 'blocked_address', error: blocked.message };
+    const code = (error as { code?: string }).code;
+    if (code === 'REQUEST_TIMEOUT') return { outcome: 'timeout', error: `the MCP server did not answer within ${timeoutMs / 1000} s` };
+    const name = (error as Error).constructor?.name;
+    if (name === 'ProtocolError' || name === 'McpError') return { outcome: 'tool_error', error: `the MCP server refused the call: ${(error as Error).message}` };
+    return { outcome: 'mcp_unavailable', error: `the MCP server could not be reached: ${describeMcpError(error)}` };
+  }
+}

@@ -1,0 +1,39 @@
+import { AGENT_FACING_NAME, agentFacingBaseName } from '../naming.js';
+
+/** A tool as an MCP server lists it in `tools/list`. */
+export interface ListedMcpTool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations?: Record<string, unknown>;
+  execution?: { taskSupport?: string };
+}
+
+export interface McpSnapshotEntry extends ListedMcpTool {
+  available: boolean;
+  /** Why the tool is not offered to agents, when it is not. */
+  reason: string | null;
+}
+
+/**
+ * Decides which listed tools agents can be offered. Names are never changed behind anyone's
+ * back: a tool whose agent-facing name would be invalid, or that is listed twice, is kept in the
+ * snapshot as unavailable with the reason; a tool that can only run as a task is not offered.
+ */
+export function mcpSnapshotEntries(appName: string, tools: readonly ListedMcpTool[]): McpSnapshotEntry[] {
+  const seen = new Set<string>();
+  return tools.map((tool) => {
+    const agentName = agentFacingBaseName(appName, tool.name);
+    let reason: string | null = null;
+    if (seen.has(tool.name)) reason = 'the server lists this name more than once';
+    else if (!AGENT_FACING_NAME.test(agentName)) {
+      reason = `its agent-facing name "${agentName}" would not match ^[a-zA-Z0-9_-]{1,64}$; Toolgate never renames tools: rename it on the MCP server`;
+    } else if (tool.execution?.taskSupport === 'required') {
+      reason = 'it can only run as a task, which Toolgate does not offer to agents';
+    }
+    seen.add(tool.name);
+    return { ...tool, available: reason === null, reason };
+  });
+}

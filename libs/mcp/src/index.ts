@@ -1,0 +1,2 @@
+export * from './mcp-clients.js';
+export * from './mcp.module.js';

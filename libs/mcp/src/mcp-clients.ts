@@ -1,0 +1,131 @@
+import { createHash } from 'node:crypto';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Client, type FetchLike, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { fetch as undiciFetch, type Dispatcher } from 'undici';
+import { ENV, type Env } from '../../config/src/index.js';
+import { TOOLGATE_VERSION, WEBHOOK_DISPATCHER, assertUrlHostAllowed } from '../../delivery/src/index.js';
+
+/** Where an app's MCP server is, with its auth header value decrypted for this use only. */
+export interface McpServerTarget {
+  appId: string;
+  url: string;
+  headerName: string | null;
+  headerValue: string | null;
+}
+
+export interface ListedTool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations?: Record<string, unknown>;
+  execution?: { taskSupport?: string };
+}
+
+export interface McpCallOptions {
+  timeoutMs: number;
+  signal?: AbortSignal;
+  onprogress?: (progress: { progress: number; total?: number; message?: string }) => void;
+}
+
+interface Connection {
+  fingerprint: string;
+  client: Client;
+  ready: Promise<void>;
+}
+
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * Toolgate as an MCP client: one Streamable HTTP connection per app (so one failing server
+ * never touches another), the auth header on every request, SSRF-guarded, re-initialized once
+ * when the server forgot the session.
+ */
+@Injectable()
+export class McpClients implements OnApplicationShutdown {
+  private readonly logger = new Logger('McpClients');
+  private readonly connections = new Map<string, Connection>();
+  private readonly guardedFetch: FetchLike;
+  /** Called when a server says its tool list changed (`notifications/tools/list_changed`). */
+  onToolsChanged?: (appId: string) => void;
+
+  constructor(
+    @Inject(ENV) private readonly env: Env,
+    @Inject(WEBHOOK_DISPATCHER) dispatcher: Dispatcher,
+  ) {
+    this.guardedFetch = (async (url: string | URL, init?: RequestInit) => {
+      assertUrlHostAllowed(new URL(url), this.env.ALLOW_PRIVATE_NETWORK);
+      return undiciFetch(url, { ...(init as object), dispatcher } as never);
+    }) as unknown as FetchLike;
+  }
+
+  async listTools(target: McpServerTarget): Promise<ListedTool[]> {
+    return this.withClient(target, async (client) => (await client.listTools({}, { timeout: CONNECT_TIMEOUT_MS * 3 })).tools as ListedTool[]);
+  }
+
+  async callTool(target: McpServerTarget, name: string, args: Record<string, unknown>, options: McpCallOptions): Promise<Record<string, unknown>> {
+    return this.withClient(target, async (client) =>
+      (await client.callTool(
+        { name, arguments: args },
+        { timeout: options.timeoutMs, signal: options.signal, onprogress: options.onprogress, resetTimeoutOnProgress: false },
+      )) as Record<string, unknown>,
+    );
+  }
+
+  /** Forgets an app's connection (its settings changed, or it was deleted). */
+  async forget(appId: string): Promise<void> {
+    const connection = this.connections.get(appId);
+    this.connections.delete(appId);
+    await connection?.client.close().catch(() => undefined);
+  }
+
+  private async withClient<T>(target: McpServerTarget, use: (client: Client) => Promise<T>): Promise<T> {
+    const client = await this.connect(target);
+    try {
+      return await use(client);
+    } catch (error) {
+      // A server that restarted forgets our session: initialize once more and retry once.
+      if (error instanceof SdkHttpError && (error.status === 404 || error.status === 400)) {
+        await this.forget(target.appId);
+        return use(await this.connect(target));
+      }
+      throw error;
+    }
+  }
+
+  private async connect(target: McpServerTarget): Promise<Client> {
+    const fingerprint = createHash('sha256').update(JSON.stringify([target.url, target.headerName, target.headerValue])).digest('hex');
+    const existing = this.connections.get(target.appId);
+    if (existing && existing.fingerprint === fingerprint) {
+      await existing.ready;
+      return existing.client;
+    }
+    if (existing) await this.forget(target.appId);
+    const client = new Client(
+      { name: 'toolgate', version: TOOLGATE_VERSION },
+      {
+        versionNegotiation: { mode: 'auto' },
+        listChanged: { tools: { autoRefresh: false, onChanged: () => this.onToolsChanged?.(target.appId) } },
+      },
+    );
+    client.onerror = (error) => this.logger.debug(`app ${target.appId}: ${error.message}`);
+    const headers: Record<string, string> = target.headerName && target.headerValue ? { [target.headerName]: target.headerValue } : {};
+    const transport = new StreamableHTTPClientTransport(new URL(target.url), { requestInit: { headers }, fetch: this.guardedFetch });
+    const ready = client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
+    const connection: Connection = { fingerprint, client, ready };
+    this.connections.set(target.appId, connection);
+    try {
+      await ready;
+    } catch (error) {
+      if (this.connections.get(target.appId) === connection) this.connections.delete(target.appId);
+      await client.close().catch(() => undefined);
+      throw error;
+    }
+    return client;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all([...this.connections.keys()].map((appId) => this.forget(appId)));
+  }
+}

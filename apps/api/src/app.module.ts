@@ -16,6 +16,8 @@ import { AuthGuard } from './common/auth.guard.js';
 import { ProblemDetailsFilter } from './common/problem-details.filter.js';
 import { TokenVerifier } from './common/token-verifier.js';
 import { HealthController } from './health/health.controller.js';
+import { AgentMcpController } from './mcp/agent-mcp.controller.js';
+import { AgentMcpServers } from './mcp/agent-mcp-servers.js';
 import { ProjectsController } from './projects/projects.controller.js';
 
 @Module({})
@@ -24,9 +26,10 @@ export class ApiModule {
     return {
       module: ApiModule,
       imports: [ConfigModule.forRoot(env), PersistenceModule, SecretsModule, QueueModule, DeliveryModule, McpModule, DomainModule],
-      controllers: [HealthController, AppsController, ToolsController, ToolCallsController, McpToolsController, ProjectsController, AgentsController],
+      controllers: [HealthController, AppsController, ToolsController, ToolCallsController, McpToolsController, ProjectsController, AgentsController, AgentMcpController],
       providers: [
         TokenVerifier,
+        AgentMcpServers,
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
       ],

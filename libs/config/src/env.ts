@@ -42,6 +42,8 @@ export const EnvSchema = z
     RETRY_TIME_SCALE: z.coerce.number().positive('must be greater than 0').max(1000).default(1),
     WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),
     PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+    MCP_WAIT_DEADLINE_S: z.coerce.number().min(1).max(120).default(120),
+    MCP_ALLOWED_ORIGINS: z.string().optional(),
     MCP_SNAPSHOT_TTL_S: z.coerce.number().int().min(5).max(86_400).default(300),
     RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
     QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_:-]{1,64}$/, 'letters, digits, "_", ":" and "-"').default('toolgate'),

@@ -18,7 +18,7 @@ import { McpListChangedRefresh } from './mcp/mcp-list-changed.js';
 import { ListAppMcpTools, McpTargets, RefreshAppMcpTools, RefreshMcpSnapshot } from './mcp/mcp-snapshot.use-cases.js';
 import { IdempotentRequests } from './calls/idempotency.js';
 import {
-  AcceptToolCall, CancelToolCall, GetAgentToolCall, GetAppToolCall, ListAgentTools, ListAppToolCalls, ReconcileToolCalls, ReplayToolCall,
+  AcceptToolCall, AwaitToolCall, CancelToolCall, GetAgentToolCall, GetAppToolCall, ListAgentTools, ListAppToolCalls, ReconcileToolCalls, ReplayToolCall,
 } from './calls/tool-calls.use-cases.js';
 import { CreateToolInstance, DeleteToolInstance, ListToolInstances, UpdateToolInstance } from './instances/tool-instances.use-cases.js';
 import { CreateConfiguratorLaunch, ExchangeLaunchCode } from './projects/configurator-launch.use-cases.js';
@@ -30,7 +30,7 @@ const useCases = [
   FindInstallation, InstallApp, ListInstallableTools, ListInstallations, UninstallApp,
   CreateToolInstance, DeleteToolInstance, ListToolInstances, UpdateToolInstance,
   CreateConfiguratorLaunch, ExchangeLaunchCode,
-  DeliverAttempt, IdempotentRequests, AcceptToolCall, CancelToolCall, GetAgentToolCall, GetAppToolCall, ListAgentTools, ListAppToolCalls,
+  DeliverAttempt, IdempotentRequests, AcceptToolCall, AwaitToolCall, CancelToolCall, GetAgentToolCall, GetAppToolCall, ListAgentTools, ListAppToolCalls,
   ReconcileToolCalls, ReplayToolCall,
   AgentToolsets, CallMcpTool, McpListChangedRefresh, ListAppMcpTools, McpTargets, RefreshAppMcpTools, RefreshMcpSnapshot,
 ];

@@ -3,54 +3,103 @@ import type { Redis } from 'ioredis';
 import { ENV, type Env } from '../../config/src/index.js';
 import { createRedisConnection } from './redis.js';
 
+export interface CallProgress {
+  /** The attempt that just failed, and how many the schedule has. */
+  n: number;
+  total: number;
+  message: string;
+}
+
+type Listener = (payload: string) => void;
+
 /**
- * Tells every API replica that a call finished (Redis pub/sub), so that long-polls answer at once.
- * Only call ids travel: never a result or a secret.
+ * Tells every API replica about calls (Redis pub/sub): that one finished (long-polls answer at
+ * once), that an attempt failed (progress for MCP clients), that an MCP client cancelled a request
+ * (whichever replica runs it stops). Only ids and short messages travel: never a result or a secret.
  */
 @Injectable()
 export class CallEvents implements OnModuleDestroy {
-  private readonly channel: string;
+  private readonly channels: Record<'finished' | 'progress' | 'cancel', string>;
   private publisher?: Redis;
-  private subscriber?: Redis;
-  private readonly waiters = new Map<string, Set<() => void>>();
+  private subscriber?: Promise<Redis>;
+  private readonly listeners = new Map<string, Set<Listener>>();
 
   constructor(@Inject(ENV) private readonly env: Env) {
-    this.channel = `${env.QUEUE_PREFIX}:tool-call-finished`;
+    this.channels = {
+      finished: `${env.QUEUE_PREFIX}:tool-call-finished`,
+      progress: `${env.QUEUE_PREFIX}:tool-call-progress`,
+      cancel: `${env.QUEUE_PREFIX}:mcp-request-cancelled`,
+    };
   }
 
   async publishFinished(callId: string): Promise<void> {
-    this.publisher ??= this.connect();
-    await this.publisher.publish(this.channel, callId);
+    await this.publish('finished', callId, '');
+  }
+
+  async publishProgress(callId: string, progress: CallProgress): Promise<void> {
+    await this.publish('progress', callId, JSON.stringify(progress));
+  }
+
+  /** An MCP client cancelled request `requestKey` (agent and JSON-RPC id). */
+  async publishCancel(requestKey: string): Promise<void> {
+    await this.publish('cancel', requestKey, '');
   }
 
   /** Resolves true when the call finishes within `timeoutMs`, false otherwise. */
   async waitForFinish(callId: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
-    await this.ensureSubscribed();
-    return new Promise((resolve) => {
-      const done = (finished: boolean) => {
+    let stop: () => void = () => undefined;
+    const finished = await new Promise<boolean>((resolve) => {
+      const done = (value: boolean) => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
-        const set = this.waiters.get(callId);
-        set?.delete(onFinish);
-        if (set?.size === 0) this.waiters.delete(callId);
-        resolve(finished);
+        stop();
+        resolve(value);
       };
-      const onFinish = () => done(true);
       const onAbort = () => done(false);
-      const timer = setTimeout(() => done(false), timeoutMs);
+      const timer = setTimeout(() => done(false), Math.max(0, timeoutMs));
       signal?.addEventListener('abort', onAbort);
-      if (!this.waiters.has(callId)) this.waiters.set(callId, new Set());
-      this.waiters.get(callId)!.add(onFinish);
+      void this.listen('finished', callId, () => done(true)).then((unsubscribe) => (stop = unsubscribe));
     });
+    return finished;
   }
 
-  private async ensureSubscribed(): Promise<void> {
-    if (this.subscriber) return;
-    this.subscriber = this.connect();
-    this.subscriber.on('message', (_channel: string, callId: string) => {
-      for (const waiter of [...(this.waiters.get(callId) ?? [])]) waiter();
-    });
-    await this.subscriber.subscribe(this.channel);
+  async onProgress(callId: string, listener: (progress: CallProgress) => void): Promise<() => void> {
+    return this.listen('progress', callId, (payload) => listener(JSON.parse(payload) as CallProgress));
+  }
+
+  async onCancel(requestKey: string, listener: () => void): Promise<() => void> {
+    return this.listen('cancel', requestKey, () => listener());
+  }
+
+  private async publish(kind: keyof CallEvents['channels'], id: string, payload: string): Promise<void> {
+    this.publisher ??= this.connect();
+    await this.publisher.publish(this.channels[kind], JSON.stringify([id, payload]));
+  }
+
+  private async listen(kind: keyof CallEvents['channels'], id: string, listener: Listener): Promise<() => void> {
+    const key = `${kind}\u0000${id}`;
+    if (!this.listeners.has(key)) this.listeners.set(key, new Set());
+    this.listeners.get(key)!.add(listener);
+    await this.ensureSubscribed();
+    return () => {
+      const set = this.listeners.get(key);
+      set?.delete(listener);
+      if (set?.size === 0) this.listeners.delete(key);
+    };
+  }
+
+  private ensureSubscribed(): Promise<Redis> {
+    this.subscriber ??= (async () => {
+      const redis = this.connect();
+      const kinds = Object.fromEntries(Object.entries(this.channels).map(([kind, channel]) => [channel, kind]));
+      redis.on('message', (channel: string, message: string) => {
+        const [id, payload] = JSON.parse(message) as [string, string];
+        for (const listener of [...(this.listeners.get(`${kinds[channel]}\u0000${id}`) ?? [])]) listener(payload);
+      });
+      await redis.subscribe(...Object.values(this.channels));
+      return redis;
+    })();
+    return this.subscriber;
   }
 
   private connect(): Redis {
@@ -60,8 +109,8 @@ export class CallEvents implements OnModuleDestroy {
     return redis;
   }
 
-  onModuleDestroy(): void {
+  async onModuleDestroy(): Promise<void> {
     this.publisher?.disconnect();
-    this.subscriber?.disconnect();
+    (await this.subscriber?.catch(() => undefined))?.disconnect();
   }
 }

@@ -8,13 +8,27 @@ import { SecretBox } from '../../../secrets/src/index.js';
 import { signWebhook } from '../../../signing/src/index.js';
 import { newId } from '../ids.js';
 import type { RetryWindow } from '../tools/http-tool.js';
-import { nextAttempt, parseRetryAfter } from './retry-schedule.js';
+import { attemptCount, nextAttempt, parseRetryAfter } from './retry-schedule.js';
 import { resultOf, toolCallBody } from './tool-call-body.js';
 
 /** Margin past the attempt timeout after which an in-progress attempt counts as lost (a crash). */
 export const ATTEMPT_DEADLINE_MARGIN_MS = 5_000;
 
 class InstanceGoneError extends Error {}
+
+/** "attempt 2 of 5 failed: 503, next in 1 min": what an MCP client is told while a call is retried. */
+export function progressMessage(n: number, total: number, attempt: Pick<AttemptResult, 'outcome' | 'httpStatus'>, nextInMs: number): string {
+  const why = attempt.outcome === 'http_status' ? String(attempt.httpStatus) : attempt.outcome.replace(/_/g, ' ');
+  return `attempt ${n} of ${total} failed: ${why}, next in ${humanDuration(nextInMs)}`;
+}
+
+function humanDuration(ms: number): string {
+  const seconds = Math.max(0, ms) / 1000;
+  if (seconds < 1) return `${Math.round(seconds * 1000)} ms`;
+  if (seconds < 60) return `${Math.round(seconds)} s`;
+  if (seconds < 3600) return `${Math.round(seconds / 60)} min`;
+  return `${Math.round(seconds / 360) / 10} h`;
+}
 
 /**
  * Makes one attempt of a call: claims it, signs the exact body bytes with the app's secret(s)
@@ -78,6 +92,10 @@ export class DeliverAttempt {
     );
     if (moved && transition.status === 'queued') {
       const dueAt = transition.nextAttemptAt as Date;
+      const total = attemptCount(call.retryWindow as RetryWindow | null);
+      await this.events
+        .publishProgress(callId, { n, total, message: progressMessage(n, total, attempt, dueAt.getTime() - Date.now()) })
+        .catch(() => undefined);
       await this.queue
         .enqueue({ callId, round, n: transition.nextAttemptN as number }, dueAt.getTime() - Date.now())
         .catch((error: Error) => this.logger.warn(`call ${callId}: next attempt not queued (${error.message}); the reconciler will`));

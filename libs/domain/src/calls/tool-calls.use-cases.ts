@@ -3,7 +3,7 @@ import { ENV, type Env } from '../../../config/src/index.js';
 import {
   type Page, type PageRequest, type ToolCall, type ToolCallFilters, type ToolCallWithAttempts, ToolCallsRepository,
 } from '../../../persistence/src/index.js';
-import { CallEvents, DeliveryQueue } from '../../../queue/src/index.js';
+import { CallEvents, type CallProgress, DeliveryQueue } from '../../../queue/src/index.js';
 import type { AgentTool } from '../agents/agent-toolset.js';
 import { type AgentRef, AgentToolsets } from '../agents/agent-toolsets.js';
 import { CallMcpTool, MCP_CALL_MAX_TIMEOUT_MS, MCP_CALL_TIMEOUT_MS } from '../mcp/call-mcp-tool.use-case.js';
@@ -156,6 +156,30 @@ export class GetAgentToolCall {
       call = (await this.calls.getForAgent(agent.projectId, agent.agentId, callId)) as ToolCall;
     }
     return call;
+  }
+}
+
+/** Waits for a call to finish (or the deadline, or the caller giving up), passing its retry progress on. */
+@Injectable()
+export class AwaitToolCall {
+  constructor(
+    private readonly calls: ToolCallsRepository,
+    private readonly events: CallEvents,
+  ) {}
+
+  async execute(call: ToolCall, options: { deadlineMs: number; signal?: AbortSignal; onProgress?: (progress: CallProgress) => void }): Promise<ToolCall> {
+    const until = Date.now() + options.deadlineMs;
+    const stopProgress = options.onProgress ? await this.events.onProgress(call.id, options.onProgress) : () => undefined;
+    try {
+      let current = call;
+      while (!isTerminal(current.status) && Date.now() < until && !options.signal?.aborted) {
+        await this.events.waitForFinish(call.id, Math.min(1000, until - Date.now()), options.signal);
+        current = (await this.calls.getById(call.id)) ?? current;
+      }
+      return current;
+    } finally {
+      stopProgress();
+    }
   }
 }
 

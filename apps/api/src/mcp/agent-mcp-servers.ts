@@ -1,0 +1,113 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { type CallToolResult, Server, type ServerContext, type Tool } from '@modelcontextprotocol/server';
+import { ENV, type Env } from '../../../../libs/config/src/index.js';
+import { TOOLGATE_VERSION } from '../../../../libs/delivery/src/index.js';
+import {
+  AcceptToolCall, type AgentRef, type AgentTool, AwaitToolCall, CancelToolCall, DomainError, isTerminal, presentAgentTool,
+} from '../../../../libs/domain/src/index.js';
+import type { ToolCall } from '../../../../libs/persistence/src/index.js';
+import { CallEvents } from '../../../../libs/queue/src/index.js';
+import { type McpCallResult, finishedCallResult, refusalResult, textResult } from './agent-mcp-results.js';
+
+/** What one HTTP request to an agent's MCP endpoint knows: the agent and its callable tools. */
+export interface AgentMcpSession {
+  agent: AgentRef;
+  tools: AgentTool[];
+}
+
+interface CallParams {
+  name: string;
+  arguments?: unknown;
+  _meta?: Record<string, unknown>;
+}
+
+/** The key under which an MCP client's cancellation of a request reaches whichever replica runs it. */
+export function mcpRequestKey(agentId: string, requestId: string | number): string {
+  return `${agentId}\u0000${String(requestId)}`;
+}
+
+/**
+ * Builds, per HTTP request (stateless: any replica serves any request), the MCP server of an
+ * agent: `tools/list` gives exactly the tools of `GET /v1/agents/{agent_id}/tools`; `tools/call`
+ * runs the same path as the REST call.
+ */
+@Injectable()
+export class AgentMcpServers {
+  constructor(
+    @Inject(ENV) private readonly env: Env,
+    private readonly acceptToolCall: AcceptToolCall,
+    private readonly awaitToolCall: AwaitToolCall,
+    private readonly cancelToolCall: CancelToolCall,
+    private readonly events: CallEvents,
+  ) {}
+
+  build(session: AgentMcpSession): Server {
+    const server = new Server({ name: 'toolgate', version: TOOLGATE_VERSION }, { capabilities: { tools: {} } });
+    server.setRequestHandler('tools/list', () => ({
+      tools: session.tools.map((tool) => {
+        const shown = presentAgentTool(tool);
+        return {
+          name: shown.name,
+          description: shown.description,
+          inputSchema: shown.parameters as Tool['inputSchema'],
+          ...(tool.mcp?.annotations ? { annotations: tool.mcp.annotations as Tool['annotations'] } : {}),
+        };
+      }),
+    }));
+    server.setRequestHandler('tools/call', async (request, ctx) =>
+      (await this.call(session.agent, request.params as CallParams, ctx as ServerContext)) as CallToolResult,
+    );
+    return server;
+  }
+
+  private async call(agent: AgentRef, params: CallParams, ctx: ServerContext): Promise<McpCallResult> {
+    const abort = new AbortController();
+    const onClientGone = () => abort.abort();
+    ctx.mcpReq.signal.addEventListener('abort', onClientGone);
+    const stopCancelListener = await this.events.onCancel(mcpRequestKey(agent.agentId, ctx.mcpReq.id), () => abort.abort());
+    const progressToken = ctx.mcpReq._meta?.progressToken;
+    const notify = progressToken === undefined
+      ? undefined
+      : (progress: { progress: number; total?: number; message?: string }) =>
+          void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, ...progress } }).catch(() => undefined);
+    try {
+      let call: ToolCall;
+      try {
+        call = await this.acceptToolCall.execute(
+          agent,
+          { tool: params.name, dialog_id: metaString(params._meta, 'toolgate/dialog_id') ?? 'mcp', lead_id: metaString(params._meta, 'toolgate/lead_id'), arguments: params.arguments },
+          { signal: abort.signal, onprogress: notify },
+        );
+      } catch (error) {
+        if (error instanceof DomainError) return refusalResult(params.name, error);
+        throw error;
+      }
+      if (isTerminal(call.status)) return finishedCallResult(call);
+      if (call.executionMode === 'background') {
+        return textResult(`Accepted: call ${call.id} runs in the background; its result is not reported back here.`);
+      }
+      call = await this.awaitToolCall.execute(call, {
+        deadlineMs: this.env.MCP_WAIT_DEADLINE_S * 1000,
+        signal: abort.signal,
+        onProgress: notify && ((p) => notify({ progress: p.n, total: p.total, message: p.message })),
+      });
+      if (isTerminal(call.status)) return finishedCallResult(call);
+      if (abort.signal.aborted) {
+        const cancelled = await this.cancelToolCall.execute(agent, call.id, 'cancelled by the MCP client').catch(() => call);
+        return finishedCallResult(cancelled);
+      }
+      return textResult(
+        `Still running after ${this.env.MCP_WAIT_DEADLINE_S} s: call ${call.id} (status ${call.status}) goes on retrying. ` +
+          `Poll it with GET ${this.env.PUBLIC_BASE_URL}/v1/agents/${agent.agentId}/tool-calls/${call.id}?wait=60.`,
+      );
+    } finally {
+      stopCancelListener();
+      ctx.mcpReq.signal.removeEventListener('abort', onClientGone);
+    }
+  }
+}
+
+function metaString(meta: Record<string, unknown> | undefined, key: string): string | undefined {
+  const value = meta?.[key];
+  return typeof value === 'string' && value.length > 0 && value.length <= 200 ? value : undefined;
+}

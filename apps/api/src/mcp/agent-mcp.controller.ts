@@ -1,0 +1,64 @@
+import { All, Controller, Inject, Req, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { createMcpHandler, localhostAllowedHostnames, validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import type { Request, Response } from 'express';
+import { ENV, type Env } from '../../../../libs/config/src/index.js';
+import { ListAgentTools } from '../../../../libs/domain/src/index.js';
+import { CallEvents } from '../../../../libs/queue/src/index.js';
+import { AgentAuth, type AgentIdentity, Auth } from '../common/auth.guard.js';
+import { problem } from '../common/problem-details.filter.js';
+import { type AgentMcpSession, AgentMcpServers, mcpRequestKey } from './agent-mcp-servers.js';
+
+type McpRequest = Request & { auth?: { token: string; clientId: string; scopes: string[]; extra: { session: AgentMcpSession } } };
+
+function isCancellation(body: unknown): body is { params: { requestId: string | number } } {
+  const message = body as { method?: unknown; id?: unknown; params?: { requestId?: unknown } } | undefined;
+  return message?.method === 'notifications/cancelled' && message.id === undefined &&
+    (typeof message.params?.requestId === 'string' || typeof message.params?.requestId === 'number');
+}
+
+/**
+ * `/v1/agents/{agent_id}/mcp`: the agent's tools as one MCP server (Streamable HTTP, stateless),
+ * for the 2026-07-28 protocol and the 2025 ones. Host and Origin are checked (DNS rebinding).
+ */
+@ApiTags('agents')
+@ApiBearerAuth()
+@Auth('agent')
+@Controller('v1/agents/:agent_id/mcp')
+export class AgentMcpController {
+  private readonly handler: ReturnType<typeof toNodeHandler>;
+  private readonly allowedHosts: string[];
+
+  constructor(
+    @Inject(ENV) env: Env,
+    servers: AgentMcpServers,
+    private readonly listAgentTools: ListAgentTools,
+    private readonly events: CallEvents,
+  ) {
+    this.handler = toNodeHandler(createMcpHandler((ctx) => servers.build((ctx.authInfo?.extra as { session: AgentMcpSession }).session)));
+    const publicHost = new URL(env.PUBLIC_BASE_URL).hostname;
+    const extra = (env.MCP_ALLOWED_ORIGINS ?? '').split(',').map((h) => h.trim()).filter(Boolean);
+    this.allowedHosts = [...new Set([...localhostAllowedHostnames(), publicHost, ...extra])];
+  }
+
+  @All()
+  async serve(@AgentAuth() agent: AgentIdentity, @Req() req: McpRequest, @Res() res: Response): Promise<void> {
+    const host = validateHostHeader(req.headers.host, this.allowedHosts);
+    const origin = validateOriginHeader(req.headers.origin, this.allowedHosts);
+    if (!host.ok || !origin.ok) {
+      const detail = !host.ok ? `Host "${req.headers.host}" is not allowed` : `Origin "${req.headers.origin}" is not allowed`;
+      res.status(403).type('application/problem+json').send(JSON.stringify(problem(403, 'forbidden', `${detail}: add it to MCP_ALLOWED_ORIGINS.`)));
+      return;
+    }
+    // A 2025-protocol client cancels with a separate POST, maybe to another replica: pass it on to all.
+    if (isCancellation(req.body)) {
+      await this.events.publishCancel(mcpRequestKey(agent.agentId, req.body.params.requestId));
+      res.status(202).end();
+      return;
+    }
+    const tools = await this.listAgentTools.execute(agent);
+    req.auth = { token: '', clientId: agent.agentId, scopes: [], extra: { session: { agent, tools } } };
+    await this.handler(req, res, req.body);
+  }
+}

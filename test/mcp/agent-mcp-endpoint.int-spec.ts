@@ -1,0 +1,214 @@
+// Toolgate as an MCP server: the official SDK clients (v1: 2025-11-25, v2 auto: 2026-07-28) against
+// /v1/agents/{agent_id}/mcp, with real HTTP handlers, the real worker and server-everything.
+import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentWithTools, httpTool } from '../support/fixtures.js';
+import { mcpAgent } from '../support/mcp-fixtures.js';
+import { type EverythingServer, startEverything } from '../support/mcp-servers.js';
+import { type TestStack, startTestStack } from '../support/test-stack.js';
+import { agentToken } from '../support/tokens.js';
+import { WebhookHandler } from '../support/webhook-handler.js';
+
+const SCALE = 0.05; // 5m window: attempts at 0, 0.75 s, 3 s, 9 s, 15 s
+let stack: TestStack;
+let handler: WebhookHandler;
+let everything: EverythingServer;
+
+beforeAll(async () => {
+  handler = await new WebhookHandler().start();
+  everything = await startEverything();
+  stack = await startTestStack({ RETRY_TIME_SCALE: String(SCALE), MCP_WAIT_DEADLINE_S: '6', RECONCILE_INTERVAL_MS: '500' });
+}, 60_000);
+afterAll(async () => {
+  await stack.close();
+  await handler.stop();
+  await everything.stop();
+});
+
+type AnyClient = {
+  listTools(): Promise<{ tools: { name: string; description?: string; inputSchema: unknown; annotations?: unknown }[] }>;
+  callTool(params: { name: string; arguments?: Record<string, unknown> }, ...rest: unknown[]): Promise<Record<string, any>>;
+  close(): Promise<void>;
+};
+
+async function connect(kind: 'v1' | 'v2', agentId: string, token: string): Promise<AnyClient> {
+  const url = new URL(`${stack.api.baseUrl}/v1/agents/${agentId}/mcp`);
+  const headers = { authorization: `Bearer ${token}` };
+  if (kind === 'v1') {
+    const client = new V1Client({ name: 'test-v1', version: '1.0.0' });
+    await client.connect(new V1Transport(url, { requestInit: { headers } }));
+    return client as unknown as AnyClient;
+  }
+  const client = new V2Client({ name: 'test-v2', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+  await client.connect(new V2Transport(url, { requestInit: { headers } }));
+  return client as unknown as AnyClient;
+}
+
+/** callTool with progress and a signal, in each SDK's argument order. */
+function callWith(kind: 'v1' | 'v2', client: AnyClient, params: { name: string; arguments?: Record<string, unknown> }, options: Record<string, unknown>) {
+  return kind === 'v1' ? client.callTool(params, undefined, options) : client.callTool(params, options);
+}
+
+async function httpAgent(tools: Record<string, unknown>[]) {
+  const ctx = await agentWithTools(stack.api, tools);
+  handler.secrets = [ctx.app.webhook_secret];
+  return { ...ctx, prefix: `${ctx.app.name.replace(/-/g, '_')}_` };
+}
+
+describe.each(['v1', 'v2'] as const)('with the %s SDK client', (kind) => {
+  it('lists exactly the tools of the REST listing, and calls an instant HTTP tool', async () => {
+    const path = `/mcp-${kind}/instant`;
+    const ctx = await httpAgent([httpTool({ handler_url: handler.url(path) }), httpTool({ name: 'plain_text', handler_url: handler.url(`${path}/text`) })]);
+    handler.on(`${path}/text`, () => ({ status: 200, body: 'just words', headers: { 'content-type': 'text/plain' } }));
+    const client = await connect(kind, ctx.agentId, ctx.agent);
+    try {
+      const rest = (await stack.api.request('GET', `${ctx.base}/tools`, { token: ctx.agent })).body.data;
+      const listed = (await client.listTools()).tools;
+      expect(listed.map((t) => [t.name, t.description, t.inputSchema])).toEqual(rest.map((t: any) => [t.name, t.description, t.parameters]));
+      expect(listed[0].description).toMatch(/^\[App "Shop"\] /);
+
+      const result = await client.callTool({ name: `${ctx.prefix}find_customer`, arguments: { customer_id: 'c7' } });
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toEqual({ echo: { customer_id: 'c7' } });
+      expect(result.content).toEqual([{ type: 'text', text: '{"echo":{"customer_id":"c7"}}' }]);
+      const text = await client.callTool({ name: `${ctx.prefix}plain_text`, arguments: { customer_id: 'c7' } });
+      expect(text.content).toEqual([{ type: 'text', text: 'just words' }]);
+      expect(text.structuredContent).toBeUndefined();
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('answers a failing handler and bad arguments with isError results the model can read', async () => {
+    const path = `/mcp-${kind}/failing`;
+    handler.on(path, () => ({ status: 500, body: 'boom' }));
+    const ctx = await httpAgent([httpTool({ handler_url: handler.url(path) })]);
+    const client = await connect(kind, ctx.agentId, ctx.agent);
+    try {
+      const failed = await client.callTool({ name: `${ctx.prefix}find_customer`, arguments: { customer_id: 'x' } });
+      expect(failed.isError).toBe(true);
+      expect(failed.content[0].text).toBe('The tool failed (http_status 500): answered 500');
+      const before = handler.at(path).length;
+      const bad = await client.callTool({ name: `${ctx.prefix}find_customer`, arguments: { customer_id: 5, extra: true } });
+      expect(bad.isError).toBe(true);
+      expect(bad.content[0].text).toMatch(/refused, nothing was sent: arguments\.extra: unknown parameter.*arguments\.customer_id: must be a string/);
+      const unknown = await client.callTool({ name: 'no_such_tool', arguments: {} });
+      expect(unknown.isError).toBe(true);
+      expect(unknown.content[0].text).toMatch(/has no tool "no_such_tool"/);
+      expect(handler.at(path).length).toBe(before);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('blocks on a wait call while it is retried, sending progress, and returns its result', async () => {
+    const path = `/mcp-${kind}/wait`;
+    handler.on(path, ({ attempt }) => (attempt < 3 ? { status: 503 } : { status: 200, body: '{"done":true}', headers: { 'content-type': 'application/json' } }));
+    const ctx = await httpAgent([httpTool({ handler_url: handler.url(path), execution_mode: 'wait', retry_window: '5m' })]);
+    const client = await connect(kind, ctx.agentId, ctx.agent);
+    try {
+      const progress: { progress: number; total?: number; message?: string }[] = [];
+      const result = await callWith(kind, client, { name: `${ctx.prefix}find_customer`, arguments: { customer_id: 'x' } }, { onprogress: (p: any) => progress.push(p), timeout: 30_000 });
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toEqual({ done: true });
+      expect(progress.map((p) => p.message)).toEqual([
+        expect.stringMatching(/^attempt 1 of 5 failed: 503, next in \d+ ms$/),
+        expect.stringMatching(/^attempt 2 of 5 failed: 503, next in \d s$/),
+      ]);
+      expect(progress.map((p) => [p.progress, p.total])).toEqual([[1, 5], [2, 5]]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('answers a background call at once, and a wait call still running at the deadline with how to poll it', async () => {
+    const path = `/mcp-${kind}/slow`;
+    handler.on(path, () => ({ status: 500 }));
+    const ctx = await httpAgent([
+      httpTool({ handler_url: handler.url(path), execution_mode: 'background', retry_window: '5m' }),
+      httpTool({ name: 'waiting', handler_url: handler.url(path), execution_mode: 'wait', retry_window: '5m' }),
+    ]);
+    const client = await connect(kind, ctx.agentId, ctx.agent);
+    try {
+      const background = await client.callTool({ name: `${ctx.prefix}find_customer`, arguments: { customer_id: 'x' } });
+      expect(background.content[0].text).toMatch(/^Accepted: call call_[0-9a-f]+ runs in the background/);
+      const started = Date.now();
+      const waiting = await callWith(kind, client, { name: `${ctx.prefix}waiting`, arguments: { customer_id: 'x' } }, { timeout: 30_000 });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(5_900);
+      expect(waiting.isError).toBeFalsy();
+      expect(waiting.content[0].text).toMatch(new RegExp(`^Still running after 6 s: call (call_[0-9a-f]+) .*GET .*/v1/agents/${ctx.agentId}/tool-calls/call_[0-9a-f]+\\?wait=60`));
+    } finally {
+      await client.close();
+    }
+  }, 20_000);
+
+  it("stops further attempts of a wait call when the client cancels", async () => {
+    const path = `/mcp-${kind}/cancel`;
+    handler.on(path, () => ({ status: 500 }));
+    const ctx = await httpAgent([httpTool({ handler_url: handler.url(path), execution_mode: 'wait', retry_window: '5m' })]);
+    const client = await connect(kind, ctx.agentId, ctx.agent);
+    try {
+      const abort = new AbortController();
+      const pending = callWith(kind, client, { name: `${ctx.prefix}find_customer`, arguments: { customer_id: 'x' } }, { signal: abort.signal, timeout: 30_000 });
+      const until = Date.now() + 5000;
+      while (handler.at(path).length < 1 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+      abort.abort('user cancelled');
+      await expect(pending).rejects.toThrow();
+      const eventId = handler.at(path)[0].event.event_id;
+      let status = '';
+      for (let i = 0; i < 50 && status !== 'cancelled'; i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        const [row] = await stack.api.sql('SELECT status FROM tool_calls WHERE event_id = $1', [eventId]);
+        status = row.status;
+      }
+      expect(status).toBe('cancelled');
+      await new Promise((resolve) => setTimeout(resolve, 3500));
+      expect(handler.forEvent(eventId)).toHaveLength(1);
+    } finally {
+      await client.close();
+    }
+  }, 20_000);
+
+  it('passes MCP tools through: echo, get-sum, an image unchanged, and long-running progress', async () => {
+    const ctx = await mcpAgent(stack.api, everything.url, ['echo', 'get-sum', 'get-tiny-image', 'trigger-long-running-operation']);
+    const client = await connect(kind, ctx.agentId, ctx.agent);
+    try {
+      const listed = (await client.listTools()).tools;
+      expect(listed.map((t) => t.name)).toEqual(['echo', 'get-sum', 'get-tiny-image', 'trigger-long-running-operation'].map((n) => ctx.prefix + n));
+      expect(listed[0].annotations).toEqual(expect.objectContaining({ readOnlyHint: expect.any(Boolean) }));
+      expect((await client.callTool({ name: `${ctx.prefix}echo`, arguments: { message: 'hi' } })).content).toEqual([{ type: 'text', text: 'Echo: hi' }]);
+      expect((await client.callTool({ name: `${ctx.prefix}get-sum`, arguments: { a: 20, b: 22 } })).content[0].text).toMatch(/is 42/);
+      const image = await client.callTool({ name: `${ctx.prefix}get-tiny-image`, arguments: {} });
+      const png = image.content.find((c: { type: string }) => c.type === 'image');
+      expect(png).toMatchObject({ type: 'image', mimeType: 'image/png', data: expect.stringMatching(/^iVBOR/) });
+      const progress: { progress: number; total?: number }[] = [];
+      const long = await callWith(kind, client, { name: `${ctx.prefix}trigger-long-running-operation`, arguments: { duration: 1, steps: 3 } }, { onprogress: (p: any) => progress.push(p), timeout: 20_000 });
+      expect(long.isError).toBeFalsy();
+      expect(progress.map((p) => [p.progress, p.total])).toEqual([[1, 3], [2, 3], [3, 3]]);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('the endpoint', () => {
+  it('refuses a missing or bad token (401), another agent (404) and a foreign Origin (403)', async () => {
+    const ctx = await httpAgent([httpTool({ handler_url: handler.url('/unused') })]);
+    const url = `${stack.api.baseUrl}${ctx.base}/mcp`;
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+    const post = (headers: Record<string, string>) =>
+      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(init) });
+    expect((await post({})).status).toBe(401);
+    expect((await post({ authorization: 'Bearer nope' })).status).toBe(401);
+    const other = await agentToken(ctx.projectId, 'another_agent');
+    const notYours = await post({ authorization: `Bearer ${other}` });
+    expect(notYours.status).toBe(404);
+    expect(notYours.headers.get('content-type')).toMatch(/problem\+json/);
+    const evil = await post({ authorization: `Bearer ${ctx.agent}`, origin: 'http://evil.example' });
+    expect(evil.status).toBe(403);
+    expect((await post({ authorization: `Bearer ${ctx.agent}`, origin: 'http://localhost:5173' })).status).toBe(200);
+    await expect(connect('v2', ctx.agentId, other)).rejects.toThrow();
+  });
+});

@@ -64,8 +64,8 @@ export async function freshDatabase(): Promise<{ databaseUrl: string; schema: st
 }
 
 /** Boots the real API on a random port against real Postgres (a fresh schema) and real Redis. */
-export async function startTestApi(overrides: Record<string, string> = {}): Promise<TestApi> {
-  const { databaseUrl, schema } = await freshDatabase();
+export async function startTestApi(overrides: Record<string, string> = {}, shared?: Pick<TestApi, 'databaseUrl' | 'schema'>): Promise<TestApi> {
+  const { databaseUrl, schema } = shared ?? (await freshDatabase());
   const env = parseEnv({
     DATABASE_URL: databaseUrl,
     REDIS_URL: inject('redisUrl'),

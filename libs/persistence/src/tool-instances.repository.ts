@@ -71,4 +71,13 @@ export class ToolInstancesRepository {
     });
     return groups[0]?._count._all ?? 0;
   }
+
+  /** The agents that have at least one tool of the app. */
+  async agentsOfApp(appId: string): Promise<{ projectId: string; agentId: string }[]> {
+    return this.prisma.toolInstance.findMany({ where: { appId }, select: { projectId: true, agentId: true }, distinct: ['projectId', 'agentId'] });
+  }
+
+  async agentsOfInstallation(installationId: string): Promise<{ projectId: string; agentId: string }[]> {
+    return this.prisma.toolInstance.findMany({ where: { installationId }, select: { projectId: true, agentId: true }, distinct: ['projectId', 'agentId'] });
+  }
 }

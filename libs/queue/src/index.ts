@@ -3,3 +3,4 @@ export * from './delivery-queue.js';
 export * from './jobs.js';
 export * from './queue.module.js';
 export * from './redis.js';
+export * from './toolset-generations.js';

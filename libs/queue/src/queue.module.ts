@@ -4,6 +4,7 @@ import { ENV, type Env } from '../../config/src/index.js';
 import { CallEvents } from './call-events.js';
 import { DeliveryQueue } from './delivery-queue.js';
 import { createProbeConnection } from './redis.js';
+import { ToolsetGenerations } from './toolset-generations.js';
 
 /** Injection token of the fail-fast Redis connection used by readiness checks. */
 export const REDIS_PROBE = Symbol('REDIS_PROBE');
@@ -23,8 +24,9 @@ export const REDIS_PROBE = Symbol('REDIS_PROBE');
     },
     DeliveryQueue,
     CallEvents,
+    ToolsetGenerations,
   ],
-  exports: [REDIS_PROBE, DeliveryQueue, CallEvents],
+  exports: [REDIS_PROBE, DeliveryQueue, CallEvents, ToolsetGenerations],
 })
 export class QueueModule implements OnApplicationShutdown {
   constructor(@Inject(REDIS_PROBE) private readonly redis: Redis) {}

@@ -1,5 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { McpToolsRepository, ToolInstancesRepository } from '../../../persistence/src/index.js';
+import { ToolsetGenerations } from '../../../queue/src/index.js';
 import { type AgentTool, buildAgentToolset, snapshotKey } from './agent-toolset.js';
 
 export interface AgentRef {
@@ -7,18 +8,77 @@ export interface AgentRef {
   agentId: string;
 }
 
-/** Loads an agent's whole toolset: its instances with their apps and tools, and the MCP snapshots they use. */
+const CACHE_TTL_MS = 5 * 60_000;
+const CACHE_MAX_AGENTS = 10_000;
+
+function agentKey(agent: AgentRef): string {
+  return `${agent.projectId}:${agent.agentId}`;
+}
+
+interface CachedToolset {
+  generation: string;
+  cachedAt: number;
+  tools: AgentTool[];
+}
+
+/**
+ * An agent's whole toolset (instances, apps, tools, MCP snapshots), cached per API process and
+ * checked against the agent's generation counter in Redis on every use: one Redis read instead
+ * of the joins. If Redis cannot answer, the database is read.
+ */
 @Injectable()
 export class AgentToolsets {
+  private readonly logger = new Logger('AgentToolsets');
+  private readonly cache = new Map<string, CachedToolset>();
+
   constructor(
     private readonly instances: ToolInstancesRepository,
     private readonly snapshots: McpToolsRepository,
+    private readonly generations: ToolsetGenerations,
   ) {}
 
   async load(agent: AgentRef): Promise<AgentTool[]> {
+    const key = agentKey(agent);
+    // Read before the database: a change committed meanwhile bumps past it and the next read rebuilds.
+    const generation = await this.generations.current(key).catch(() => null);
+    const cached = this.cache.get(key);
+    if (generation !== null && cached && cached.generation === generation && Date.now() - cached.cachedAt < CACHE_TTL_MS) return cached.tools;
+    const tools = await this.fromDatabase(agent);
+    if (generation !== null) this.remember(key, { generation, cachedAt: Date.now(), tools });
+    return tools;
+  }
+
+  private async fromDatabase(agent: AgentRef): Promise<AgentTool[]> {
     const instances = await this.instances.listForAgent(agent.projectId, agent.agentId);
     const mcpAppIds = [...new Set(instances.filter((i) => i.toolKind === 'mcp').map((i) => i.appId))];
     const snapshots = await this.snapshots.listForApps(mcpAppIds);
     return buildAgentToolset(instances, new Map(snapshots.map((s) => [snapshotKey(s.appId, s.name), s])));
+  }
+
+  private remember(key: string, entry: CachedToolset): void {
+    this.cache.delete(key);
+    if (this.cache.size >= CACHE_MAX_AGENTS) this.cache.delete(this.cache.keys().next().value as string);
+    this.cache.set(key, entry);
+  }
+
+  /** After a change to one agent's instances. */
+  async invalidateAgent(agent: AgentRef): Promise<void> {
+    await this.bump([agentKey(agent)]);
+  }
+
+  /** After a change to an app (settings, tools, snapshot): every agent that has one of its tools. */
+  async invalidateApp(appId: string): Promise<void> {
+    const agents = await this.instances.agentsOfApp(appId);
+    await this.bump(agents.map(agentKey));
+  }
+
+  /** After removing an installation: the agents it had given tools to (read before the delete). */
+  async invalidateAgents(agents: AgentRef[]): Promise<void> {
+    await this.bump(agents.map(agentKey));
+  }
+
+  private async bump(keys: string[]): Promise<void> {
+    for (const key of keys) this.cache.delete(key);
+    await this.generations.bump(keys).catch((error: Error) => this.logger.warn(`tool lists of ${keys.length} agent(s) may be served stale for up to 5 min: ${error.message}`));
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AppsRepository } from '../../../persistence/src/index.js';
+import { AppsRepository, ToolInstancesRepository } from '../../../persistence/src/index.js';
+import { AgentToolsets } from '../agents/agent-toolsets.js';
 import { DomainError, ErrorCode } from '../errors.js';
 import { FindOwnedApp } from './find-owned-app.js';
 
@@ -9,6 +10,8 @@ export class DeleteApp {
   constructor(
     private readonly apps: AppsRepository,
     private readonly findOwnedApp: FindOwnedApp,
+    private readonly instances: ToolInstancesRepository,
+    private readonly toolsets: AgentToolsets,
   ) {}
 
   async execute(developerId: string, appId: string, confirmed: boolean): Promise<void> {
@@ -19,6 +22,8 @@ export class DeleteApp {
         `Deleting app "${app.name}" removes its tools, installations and tool instances for good: repeat the request with ?confirm=true.`,
       );
     }
+    const agents = await this.instances.agentsOfApp(appId);
     if (!(await this.apps.delete(developerId, appId))) throw DomainError.notFound(`App "${appId}"`);
+    await this.toolsets.invalidateAgents(agents);
   }
 }

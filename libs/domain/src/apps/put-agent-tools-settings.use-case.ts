@@ -11,6 +11,7 @@ import {
 } from './agent-tools-settings.js';
 import { FindOwnedApp } from './find-owned-app.js';
 import { RefreshMcpSnapshot } from '../mcp/mcp-snapshot.use-cases.js';
+import { AgentToolsets } from '../agents/agent-toolsets.js';
 
 export interface PutAgentToolsSettingsInput {
   enabled: boolean;
@@ -51,6 +52,7 @@ export class PutAgentToolsSettings {
     private readonly secrets: SecretBox,
     private readonly findOwnedApp: FindOwnedApp,
     private readonly refreshMcpSnapshot: RefreshMcpSnapshot,
+    private readonly toolsets: AgentToolsets,
   ) {}
 
   async execute(developerId: string, appId: string, input: PutAgentToolsSettingsInput): Promise<AgentToolsSettings> {
@@ -63,6 +65,7 @@ export class PutAgentToolsSettings {
       ...mcpColumns,
     });
     if (!updated) throw DomainError.notFound(`App "${appId}"`);
+    await this.toolsets.invalidateApp(appId);
     if (updated.agentToolsMode === 'mcp' && updated.mcpUrl && input.mcp) {
       // Load the server's tools now, without making the developer wait; a failure is recorded on the app.
       void this.refreshMcpSnapshot.execute(appId).catch(() => undefined);

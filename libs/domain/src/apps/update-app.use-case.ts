@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { type App, AppsRepository, HttpToolsRepository } from '../../../persistence/src/index.js';
 import { DomainError } from '../errors.js';
 import { FindOwnedApp } from './find-owned-app.js';
+import { AgentToolsets } from '../agents/agent-toolsets.js';
 
 export interface UpdateAppInput {
   display_name?: string;
@@ -15,6 +16,7 @@ export class UpdateApp {
     private readonly apps: AppsRepository,
     private readonly tools: HttpToolsRepository,
     private readonly findOwnedApp: FindOwnedApp,
+    private readonly toolsets: AgentToolsets,
   ) {}
 
   async execute(developerId: string, appId: string, input: UpdateAppInput): Promise<App> {
@@ -28,6 +30,7 @@ export class UpdateApp {
       developerPageUrl: input.developer_page_url,
     });
     if (!updated) throw DomainError.notFound(`App "${appId}"`);
+    if (input.display_name !== undefined) await this.toolsets.invalidateApp(appId);
     return updated;
   }
 }

@@ -7,6 +7,7 @@ import { type ConfiguredParameter, configuredParameterProblems } from '../calls/
 import { DomainError, assertNoProblems } from '../errors.js';
 import { newId } from '../ids.js';
 import { FindInstallation } from '../projects/installations.use-cases.js';
+import { AgentToolsets } from '../agents/agent-toolsets.js';
 import { httpToolFromRow } from '../tools/http-tool-record.js';
 import type { ToolParameter } from '../tools/http-tool.js';
 import { type InstanceSettingsInput, instanceSettingsProblems, setsConfiguration } from './tool-instance.js';
@@ -39,6 +40,7 @@ export class CreateToolInstance {
     private readonly mcpTools: McpToolsRepository,
     private readonly findInstallation: FindInstallation,
     private readonly secrets: SecretBox,
+    private readonly toolsets: AgentToolsets,
   ) {}
 
   async execute(projectId: string, agentId: string, input: CreateToolInstanceInput): Promise<ToolInstance> {
@@ -50,7 +52,7 @@ export class CreateToolInstance {
     if (!tool.allowMultiple && (await this.instances.countForAgentTool(agentId, input.installation_id, input.tool_name)) > 0) {
       throw DomainError.conflict(`The agent already has tool "${input.tool_name}", which does not allow multiple instances: edit that instance instead.`);
     }
-    return this.instances.create({
+    const created = await this.instances.create({
       id: newId('ti'),
       projectId,
       agentId,
@@ -66,6 +68,8 @@ export class CreateToolInstance {
       privateDataRequired: input.private_data_required ?? false,
       enabled: input.enabled ?? true,
     });
+    await this.toolsets.invalidateAgent({ projectId, agentId });
+    return created;
   }
 
   private async resolveTool(appId: string, mode: string, toolName: string): Promise<ResolvedTool> {
@@ -100,6 +104,7 @@ export class UpdateToolInstance {
   constructor(
     private readonly instances: ToolInstancesRepository,
     private readonly secrets: SecretBox,
+    private readonly toolsets: AgentToolsets,
   ) {}
 
   async execute(projectId: string, agentId: string, instanceId: string, input: InstanceSettingsInput): Promise<ToolInstance> {
@@ -110,7 +115,7 @@ export class UpdateToolInstance {
     if (setsConfiguration(input) && !tool?.configurable) throw notConfigurable(instance.toolName);
     if (input.configured_parameters) assertNoProblems(configuredParameterProblems(tool?.parameters ?? [], input.configured_parameters));
     const action = input.private_data_action ?? 'preserve';
-    return this.instances.update(instanceId, {
+    const updated = await this.instances.update(instanceId, {
       title: input.title,
       configuration: input.configuration as object | undefined,
       configuredParameters: input.configured_parameters as object[] | undefined,
@@ -119,17 +124,23 @@ export class UpdateToolInstance {
       ...(action === 'replace' ? { privateDataEnc: await this.secrets.encryptJson(input.private_data) } : {}),
       ...(action === 'clear' ? { privateDataEnc: null } : {}),
     });
+    await this.toolsets.invalidateAgent({ projectId, agentId });
+    return updated;
   }
 }
 
 @Injectable()
 export class DeleteToolInstance {
-  constructor(private readonly instances: ToolInstancesRepository) {}
+  constructor(
+    private readonly instances: ToolInstancesRepository,
+    private readonly toolsets: AgentToolsets,
+  ) {}
 
   async execute(projectId: string, agentId: string, instanceId: string): Promise<void> {
     const instance = await this.instances.get(projectId, agentId, instanceId);
     if (!instance) throw DomainError.notFound(`Tool instance "${instanceId}"`);
     await this.instances.delete(instanceId);
+    await this.toolsets.invalidateAgent({ projectId, agentId });
   }
 }
 

@@ -6,6 +6,7 @@ import { FindOwnedApp } from '../apps/find-owned-app.js';
 import { DomainError, ErrorCode } from '../errors.js';
 import { newId } from '../ids.js';
 import { mcpSnapshotEntries } from './mcp-snapshot.js';
+import { AgentToolsets } from '../agents/agent-toolsets.js';
 
 /** An app's MCP server as a connection target, its auth header value decrypted for this use only. */
 @Injectable()
@@ -51,6 +52,7 @@ export class RefreshMcpSnapshot {
     private readonly snapshots: McpToolsRepository,
     private readonly clients: McpClients,
     private readonly targets: McpTargets,
+    private readonly toolsets: AgentToolsets,
   ) {}
 
   async execute(appId: string): Promise<RefreshOutcome> {
@@ -85,6 +87,7 @@ export class RefreshMcpSnapshot {
       })),
       now,
     );
+    await this.toolsets.invalidateApp(app.id);
     return { ok: true, error: null, tools: await this.snapshots.list(app.id) };
   }
 }

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import {
   AppsRepository, HttpToolsRepository, type InstallationWithApp, InstallationsRepository, McpToolsRepository, type Page, type PageRequest,
-  isUniqueViolation,
+  ToolInstancesRepository, isUniqueViolation,
 } from '../../../persistence/src/index.js';
 import { DomainError, ErrorCode } from '../errors.js';
 import { newId } from '../ids.js';
 import { httpToolFromRow } from '../tools/http-tool-record.js';
+import { AgentToolsets } from '../agents/agent-toolsets.js';
 
 /** Loads an installation of the project, or 404. */
 @Injectable()
@@ -52,6 +53,8 @@ export class UninstallApp {
   constructor(
     private readonly installations: InstallationsRepository,
     private readonly findInstallation: FindInstallation,
+    private readonly instances: ToolInstancesRepository,
+    private readonly toolsets: AgentToolsets,
   ) {}
 
   async execute(projectId: string, installationId: string, confirmed: boolean): Promise<void> {
@@ -62,7 +65,9 @@ export class UninstallApp {
         `Uninstalling app "${installation.app.name}" removes its tools from every agent of the project: repeat the request with ?confirm=true.`,
       );
     }
+    const agents = await this.instances.agentsOfInstallation(installationId);
     await this.installations.delete(installationId);
+    await this.toolsets.invalidateAgents(agents);
   }
 }
 

@@ -1,11 +1,16 @@
 import { Injectable } from '@nestjs/common';
-import { HttpToolsRepository } from '../../../persistence/src/index.js';
+import { HttpToolsRepository, ToolInstancesRepository } from '../../../persistence/src/index.js';
+import { AgentToolsets } from '../agents/agent-toolsets.js';
 import { DomainError, ErrorCode } from '../errors.js';
 
 /** Removes a tool and every agent's instance of it. */
 @Injectable()
 export class DeleteTool {
-  constructor(private readonly tools: HttpToolsRepository) {}
+  constructor(
+    private readonly tools: HttpToolsRepository,
+    private readonly instances: ToolInstancesRepository,
+    private readonly toolsets: AgentToolsets,
+  ) {}
 
   async execute(developerId: string, appId: string, toolId: string, confirmed: boolean): Promise<void> {
     const tool = await this.tools.get(developerId, appId, toolId);
@@ -16,6 +21,8 @@ export class DeleteTool {
         `Deleting tool "${tool.name}" removes it from every agent for good: repeat the request with ?confirm=true.`,
       );
     }
+    const agents = await this.instances.agentsOfApp(appId);
     await this.tools.delete(toolId);
+    await this.toolsets.invalidateAgents(agents);
   }
 }

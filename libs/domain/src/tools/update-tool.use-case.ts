@@ -3,6 +3,7 @@ import { HttpToolsRepository, ToolInstancesRepository } from '../../../persisten
 import { FindOwnedApp } from '../apps/find-owned-app.js';
 import { DomainError, assertNoProblems } from '../errors.js';
 import { configuratorMissing } from './create-tool.use-case.js';
+import { AgentToolsets } from '../agents/agent-toolsets.js';
 import { type HttpToolDefinition, toolDefinitionProblems } from './http-tool.js';
 import { type HttpToolRecord, httpToolColumns, httpToolFromRow } from './http-tool-record.js';
 
@@ -27,6 +28,7 @@ export class UpdateTool {
     private readonly tools: HttpToolsRepository,
     private readonly instances: ToolInstancesRepository,
     private readonly findOwnedApp: FindOwnedApp,
+    private readonly toolsets: AgentToolsets,
   ) {}
 
   async execute(developerId: string, appId: string, toolId: string, change: UpdateToolInput): Promise<HttpToolRecord> {
@@ -50,6 +52,8 @@ export class UpdateTool {
         throw DomainError.conflict(`allow_multiple cannot be turned off while an agent has ${most} instances of this tool: leave at most one per agent first.`);
       }
     }
-    return httpToolFromRow(await this.tools.update(toolId, httpToolColumns(merged)));
+    const updated = httpToolFromRow(await this.tools.update(toolId, httpToolColumns(merged)));
+    await this.toolsets.invalidateApp(appId);
+    return updated;
   }
 }

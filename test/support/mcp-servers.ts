@@ -63,9 +63,24 @@ export interface AuthCheckingServer {
 export async function startAuthCheckingServer(headerName: string, expected: string): Promise<AuthCheckingServer> {
   const seen: string[] = [];
   const inputSchema = fromJsonSchema({ type: 'object', properties: { text: { type: 'string' } }, required: ['text'] });
+  const sleepSchema = fromJsonSchema({ type: 'object', properties: { ms: { type: 'number' } }, required: ['ms'] });
   const handler = toNodeHandler(
     createMcpHandler(() => {
       const server = new McpServer({ name: 'auth-checking', version: '1.0.0' });
+      server.registerTool(
+        'sleep',
+        { description: 'Waits ms milliseconds (or until cancelled)', inputSchema: sleepSchema },
+        async (args: unknown, ctx) => {
+          await new Promise((resolve) => {
+            const timer = setTimeout(resolve, (args as { ms: number }).ms);
+            ctx.mcpReq.signal.addEventListener('abort', () => {
+              clearTimeout(timer);
+              resolve(undefined);
+            });
+          });
+          return { content: [{ type: 'text', text: 'slept' }] };
+        },
+      );
       server.registerTool('shout', { description: 'Upper-cases text', inputSchema, annotations: { readOnlyHint: true } }, async (args: unknown) => ({
         content: [{ type: 'text', text: (args as { text: string }).text.toUpperCase() }],
       }));
@@ -86,6 +101,65 @@ export async function startAuthCheckingServer(headerName: string, expected: stri
     url: `http://127.0.0.1:${(http.address() as { port: number }).port}/mcp`,
     seen,
     async stop() {
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
+    },
+  };
+}
+
+export interface ChangingServer {
+  url: string;
+  /** Adds a tool; every connected session is told with `notifications/tools/list_changed`. */
+  addTool(name: string): void;
+  stop(): Promise<void>;
+}
+
+/** A stateful (sessions, v1 SDK) MCP server whose tool list grows while clients are connected. */
+export async function startChangingServer(initialTools: string[]): Promise<ChangingServer> {
+  const { McpServer: V1McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
+  const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
+  const { isInitializeRequest } = await import('@modelcontextprotocol/sdk/types.js');
+  const { randomUUID } = await import('node:crypto');
+  const tools = [...initialTools];
+  const sessions = new Map<string, { transport: InstanceType<typeof StreamableHTTPServerTransport>; server: InstanceType<typeof V1McpServer> }>();
+  const register = (server: InstanceType<typeof V1McpServer>, name: string) =>
+    server.registerTool(name, { description: `The ${name} tool` }, async () => ({ content: [{ type: 'text' as const, text: name }] }));
+
+  const http: Server = createServer((req, res) => {
+    void (async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined;
+      const sessionId = req.headers['mcp-session-id'] as string | undefined;
+      let session = sessionId ? sessions.get(sessionId) : undefined;
+      if (!session && !sessionId && req.method === 'POST' && isInitializeRequest(body)) {
+        const server = new V1McpServer({ name: 'changing', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
+        for (const name of tools) register(server, name);
+        const transport: InstanceType<typeof StreamableHTTPServerTransport> = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (id) => {
+            sessions.set(id, { transport, server });
+          },
+        });
+        await server.connect(transport);
+        session = { transport, server };
+      }
+      if (!session) {
+        res.writeHead(404).end();
+        return;
+      }
+      await session.transport.handleRequest(req, res, body);
+    })();
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(http.address() as { port: number }).port}/mcp`,
+    addTool(name) {
+      tools.push(name);
+      for (const { server } of sessions.values()) register(server, name);
+    },
+    async stop() {
+      for (const { transport } of sessions.values()) await transport.close().catch(() => undefined);
       http.closeAllConnections();
       await new Promise((resolve) => http.close(resolve));
     },

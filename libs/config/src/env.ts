@@ -42,6 +42,7 @@ export const EnvSchema = z
     RETRY_TIME_SCALE: z.coerce.number().positive('must be greater than 0').max(1000).default(1),
     WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),
     PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+    MCP_CALL_TIMEOUT_S: z.coerce.number().min(1).max(120).default(30),
     MCP_WAIT_DEADLINE_S: z.coerce.number().min(1).max(120).default(120),
     MCP_ALLOWED_ORIGINS: z.string().optional(),
     MCP_SNAPSHOT_TTL_S: z.coerce.number().int().min(5).max(86_400).default(300),

@@ -6,7 +6,7 @@ import {
 import { CallEvents, type CallProgress, DeliveryQueue } from '../../../queue/src/index.js';
 import type { AgentTool } from '../agents/agent-toolset.js';
 import { type AgentRef, AgentToolsets } from '../agents/agent-toolsets.js';
-import { CallMcpTool, MCP_CALL_MAX_TIMEOUT_MS, MCP_CALL_TIMEOUT_MS } from '../mcp/call-mcp-tool.use-case.js';
+import { CallMcpTool, MCP_CALL_MAX_TIMEOUT_MS } from '../mcp/call-mcp-tool.use-case.js';
 import type { McpCallOptions } from '../../../mcp/src/index.js';
 import { FindOwnedApp } from '../apps/find-owned-app.js';
 import { DomainError, assertNoProblems } from '../errors.js';
@@ -46,6 +46,7 @@ export class AcceptToolCall {
   private readonly logger = new Logger('ToolCalls');
 
   constructor(
+    @Inject(ENV) private readonly env: Env,
     private readonly toolsets: AgentToolsets,
     private readonly calls: ToolCallsRepository,
     private readonly deliverAttempt: DeliverAttempt,
@@ -125,7 +126,7 @@ export class AcceptToolCall {
       leadId: input.lead_id ?? null,
       executionMode: 'instant',
       retryWindow: null,
-      attemptTimeoutS: Math.ceil(Math.min(mcp.timeoutMs ?? MCP_CALL_TIMEOUT_MS, MCP_CALL_MAX_TIMEOUT_MS) / 1000),
+      attemptTimeoutS: Math.ceil(Math.min(mcp.timeoutMs ?? this.env.MCP_CALL_TIMEOUT_S * 1000, MCP_CALL_MAX_TIMEOUT_MS) / 1000),
       handlerUrl: target.instance.installation.app.mcpUrl,
       arguments: args as object,
       status: 'queued',

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { ENV, type Env } from '../../../config/src/index.js';
 import { AppsRepository, type CallTransition, type ToolCall, ToolCallsRepository } from '../../../persistence/src/index.js';
 import { BlockedAddressError } from '../../../delivery/src/index.js';
 import { type McpCallOptions, McpClients } from '../../../mcp/src/index.js';
@@ -7,8 +8,7 @@ import { newId } from '../ids.js';
 import { describeMcpError, McpTargets } from './mcp-snapshot.use-cases.js';
 import { flattenMcpResult, type McpToolResult } from './result-text.js';
 
-/** Default and longest deadline of an MCP tool call. */
-export const MCP_CALL_TIMEOUT_MS = 30_000;
+/** The longest deadline of an MCP tool call (the default is MCP_CALL_TIMEOUT_S, 30 s). */
 export const MCP_CALL_MAX_TIMEOUT_MS = 120_000;
 
 /**
@@ -18,6 +18,7 @@ export const MCP_CALL_MAX_TIMEOUT_MS = 120_000;
 @Injectable()
 export class CallMcpTool {
   constructor(
+    @Inject(ENV) private readonly env: Env,
     private readonly calls: ToolCallsRepository,
     private readonly apps: AppsRepository,
     private readonly clients: McpClients,
@@ -26,7 +27,7 @@ export class CallMcpTool {
   ) {}
 
   async execute(call: ToolCall, options: Partial<McpCallOptions> = {}): Promise<ToolCall> {
-    const timeoutMs = Math.min(options.timeoutMs ?? MCP_CALL_TIMEOUT_MS, MCP_CALL_MAX_TIMEOUT_MS);
+    const timeoutMs = Math.min(options.timeoutMs ?? this.env.MCP_CALL_TIMEOUT_S * 1000, MCP_CALL_MAX_TIMEOUT_MS);
     const claimed = await this.calls.claim(call.id, 1, 1, new Date(Date.now() + timeoutMs + 5000));
     if (!claimed) return call;
     const sentAt = new Date();

@@ -28,7 +28,7 @@ export class QueueConsumer implements OnApplicationBootstrap, OnApplicationShutd
     if (!this.env.REDIS_URL) throw new Error('REDIS_URL is not set: npm start sets it for the local Redis');
     const connection = createRedisConnection(this.env.REDIS_URL);
     await connection.ping();
-    this.worker = new Worker(TOOL_CALL_DELIVERY_QUEUE, (job) => this.dispatch(job), {
+    this.worker = new Worker(TOOL_CALL_DELIVERY_QUEUE, (job, token) => this.dispatch(job, token), {
       connection,
       prefix: this.env.QUEUE_PREFIX,
       concurrency: this.env.WORKER_CONCURRENCY,
@@ -40,10 +40,10 @@ export class QueueConsumer implements OnApplicationBootstrap, OnApplicationShutd
     this.logger.log(`consuming "${TOOL_CALL_DELIVERY_QUEUE}" with concurrency ${this.env.WORKER_CONCURRENCY}`);
   }
 
-  private async dispatch(job: Job): Promise<unknown> {
+  private async dispatch(job: Job, token?: string): Promise<unknown> {
     const processor = this.byName.get(job.name);
     if (!processor) throw new MissingProcessorError(`no processor for job name "${job.name}"`);
-    return processor.process(job);
+    return processor.process(job, token);
   }
 
   /** Lets jobs in flight finish, then disconnects. */

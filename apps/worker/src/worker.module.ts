@@ -6,6 +6,7 @@ import { McpModule } from '../../../libs/mcp/src/index.js';
 import { PersistenceModule } from '../../../libs/persistence/src/index.js';
 import { QueueModule } from '../../../libs/queue/src/index.js';
 import { SecretsModule } from '../../../libs/secrets/src/index.js';
+import { AppDeliveryLimiter } from './app-delivery-limiter.js';
 import { JOB_PROCESSORS, type JobProcessor } from './job-processor.js';
 import { ToolCallDeliveryProcessor } from './processors/tool-call-delivery.processor.js';
 import { QueueConsumer } from './queue-consumer.js';
@@ -22,6 +23,7 @@ export class WorkerModule {
       module: WorkerModule,
       imports: [ConfigModule.forRoot(env), PersistenceModule, SecretsModule, QueueModule, DeliveryModule, McpModule, DomainModule],
       providers: [
+        AppDeliveryLimiter,
         ...processors,
         { provide: JOB_PROCESSORS, inject: processors, useFactory: (...instances: JobProcessor[]) => instances },
         QueueConsumer,

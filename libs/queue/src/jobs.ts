@@ -13,12 +13,14 @@ export const DELIVER_TOOL_CALL_JOB = 'deliver-tool-call';
 
 export interface DeliverToolCallJob {
   callId: string;
+  /** Lets the worker cap each app's deliveries in flight before it touches the database. */
+  appId: string;
   round: number;
   n: number;
 }
 
 /** Deterministic: enqueueing the same attempt twice is harmless. */
-export function deliveryJobId(job: DeliverToolCallJob): string {
+export function deliveryJobId(job: Pick<DeliverToolCallJob, 'callId' | 'round' | 'n'>): string {
   return `${job.callId}-r${job.round}-a${job.n}`;
 }
 

@@ -97,7 +97,7 @@ export class DeliverAttempt {
         .publishProgress(callId, { n, total, message: progressMessage(n, total, attempt, dueAt.getTime() - Date.now()) })
         .catch(() => undefined);
       await this.queue
-        .enqueue({ callId, round, n: transition.nextAttemptN as number }, dueAt.getTime() - Date.now())
+        .enqueue({ callId, appId: call.appId, round, n: transition.nextAttemptN as number }, dueAt.getTime() - Date.now())
         .catch((error: Error) => this.logger.warn(`call ${callId}: next attempt not queued (${error.message}); the reconciler will`));
     }
     if (moved && transition.status !== 'queued') {

@@ -99,7 +99,7 @@ export class AcceptToolCall {
       return (await this.deliverAttempt.execute(call.id, 1, 1)) ?? call;
     }
     // The call is stored first: if Redis is away now, the reconciler queues it later.
-    await this.queue.enqueue({ callId: call.id, round: 1, n: 1 }, 0).catch((error: Error) => {
+    await this.queue.enqueue({ callId: call.id, appId: call.appId, round: 1, n: 1 }, 0).catch((error: Error) => {
       this.logger.warn(`call ${call.id}: not queued (${error.message}); the reconciler will`);
     });
     return call;
@@ -199,7 +199,7 @@ export class CancelToolCall {
     if (!(await this.calls.cancel(callId, { kind: 'cancelled', message: reason }, new Date()))) {
       throw DomainError.conflict(`Tool call "${callId}" already finished (${call.status}): there is nothing to cancel.`);
     }
-    if (call.nextAttemptN) await this.queue.remove({ callId, round: call.round, n: call.nextAttemptN });
+    if (call.nextAttemptN) await this.queue.remove({ callId, appId: call.appId, round: call.round, n: call.nextAttemptN });
     await this.events.publishFinished(callId).catch(() => undefined);
     return (await this.calls.getById(callId)) as ToolCall;
   }
@@ -243,7 +243,7 @@ export class ReplayToolCall {
     if (call.toolKind !== 'http') throw DomainError.conflict('Only calls of HTTP tools can be replayed.');
     const replayed = await this.calls.startNewRound(callId, new Date());
     if (!replayed) throw DomainError.conflict(`Tool call "${callId}" is still ${call.status}: only a finished call can be replayed.`);
-    await this.queue.enqueue({ callId, round: replayed.round, n: 1 }, 0).catch(() => undefined);
+    await this.queue.enqueue({ callId, appId, round: replayed.round, n: 1 }, 0).catch(() => undefined);
     return (await this.calls.getForApp(developerId, appId, callId)) as ToolCallWithAttempts;
   }
 }
@@ -276,7 +276,7 @@ export class ReconcileToolCalls {
         continue;
       }
       if (call.nextAttemptN === null) continue;
-      await this.queue.enqueue({ callId: call.id, round: call.round, n: call.nextAttemptN }, 0);
+      await this.queue.enqueue({ callId: call.id, appId: call.appId, round: call.round, n: call.nextAttemptN }, 0);
       requeued += 1;
     }
     return { requeued, failed };

@@ -114,8 +114,14 @@ describe('Redis restarting empty', () => {
     for (let i = 0; i < 10; i += 1) ids.push(await ctx.call());
     const until = Date.now() + 10_000;
     while (handler.at(ctx.path).length < 10 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
-    const { rows } = await db.query("SELECT count(*)::int AS n FROM tool_calls WHERE id = ANY($1) AND status = 'queued' AND next_attempt_n = 2", [ids]);
-    expect(rows[0].n).toBe(10);
+    // Wait until every first attempt is recorded and the second one is waiting in Redis.
+    let waiting = 0;
+    for (let i = 0; i < 100 && waiting < 10; i += 1) {
+      const { rows } = await db.query("SELECT count(*)::int AS n FROM tool_calls WHERE id = ANY($1) AND status = 'queued' AND next_attempt_n = 2", [ids]);
+      waiting = rows[0].n;
+      if (waiting < 10) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(waiting).toBe(10);
     const client = new Redis(redis.url);
     expect(await client.dbsize()).toBeGreaterThan(0);
     await client.flushall();
@@ -162,6 +168,18 @@ describe('secrets', () => {
       expect(worker.output()).not.toContain(secret);
       for (const earlier of outputs) expect(earlier).not.toContain(secret);
     }
+    // The logs are JSON lines; every request line carries its request id; authorization is redacted.
+    const apiLines = api.output().split('\n').filter((line) => line.trim() !== '');
+    const parsed = apiLines.map((line) => JSON.parse(line) as Record<string, any>);
+    const requests = parsed.filter((line) => line.msg === 'request completed');
+    expect(requests.length).toBeGreaterThan(5);
+    for (const line of requests) {
+      expect(line.request_id).toEqual(expect.any(String));
+      expect(line.req.headers.authorization).toBe('[Redacted]');
+    }
+    expect(api.output()).not.toContain(ctx.agent);
+    expect(api.output()).not.toContain(ctx.dev);
+    for (const line of worker.output().split('\n').filter((l) => l.trim() !== '')) expect(() => JSON.parse(line)).not.toThrow();
     await callsEnded([id], 15_000);
   }, 30_000);
 });

@@ -75,6 +75,7 @@ export async function startTestApi(overrides: Record<string, string> = {}, share
     LOG_LEVEL: 'silent',
     PORT: '0',
     QUEUE_PREFIX: `tg_${schema}`,
+    WORKER_METRICS_PORT: '0',
     ...overrides,
   });
   const app = await createApiApp(env);

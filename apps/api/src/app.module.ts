@@ -1,9 +1,11 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { LoggerModule } from 'nestjs-pino';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { ConfigModule, type Env } from '../../../libs/config/src/index.js';
 import { DeliveryModule } from '../../../libs/delivery/src/index.js';
 import { DomainModule } from '../../../libs/domain/src/index.js';
 import { McpModule } from '../../../libs/mcp/src/index.js';
+import { ObservabilityModule } from '../../../libs/observability/src/index.js';
 import { PersistenceModule } from '../../../libs/persistence/src/index.js';
 import { QueueModule } from '../../../libs/queue/src/index.js';
 import { SecretsModule } from '../../../libs/secrets/src/index.js';
@@ -16,6 +18,8 @@ import { AuthGuard } from './common/auth.guard.js';
 import { ProblemDetailsFilter } from './common/problem-details.filter.js';
 import { TokenVerifier } from './common/token-verifier.js';
 import { HealthController } from './health/health.controller.js';
+import { MetricsController, QueueMetrics } from './health/metrics.controller.js';
+import { requestLogging } from './common/request-logging.js';
 import { AgentMcpController } from './mcp/agent-mcp.controller.js';
 import { AgentMcpServers } from './mcp/agent-mcp-servers.js';
 import { ProjectsController } from './projects/projects.controller.js';
@@ -25,11 +29,12 @@ export class ApiModule {
   static forRoot(env: Env): DynamicModule {
     return {
       module: ApiModule,
-      imports: [ConfigModule.forRoot(env), PersistenceModule, SecretsModule, QueueModule, DeliveryModule, McpModule, DomainModule],
-      controllers: [HealthController, AppsController, ToolsController, ToolCallsController, McpToolsController, ProjectsController, AgentsController, AgentMcpController],
+      imports: [LoggerModule.forRoot(requestLogging(env)), ConfigModule.forRoot(env), ObservabilityModule, PersistenceModule, SecretsModule, QueueModule, DeliveryModule, McpModule, DomainModule],
+      controllers: [HealthController, MetricsController, AppsController, ToolsController, ToolCallsController, McpToolsController, ProjectsController, AgentsController, AgentMcpController],
       providers: [
         TokenVerifier,
         AgentMcpServers,
+        QueueMetrics,
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
       ],

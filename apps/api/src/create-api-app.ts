@@ -3,15 +3,17 @@ import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { type Env, nestLogLevels } from '../../../libs/config/src/index.js';
+import { Logger } from 'nestjs-pino';
+import type { Env } from '../../../libs/config/src/index.js';
 import { ApiModule } from './app.module.js';
 
 /** Builds the API application (routes, body limits, errors, /docs); the caller listens. */
 export async function createApiApp(env: Env): Promise<INestApplication> {
   const app = await NestFactory.create<NestExpressApplication>(ApiModule.forRoot(env), {
     bodyParser: false,
-    logger: nestLogLevels(env),
+    bufferLogs: true,
   });
+  app.useLogger(app.get(Logger));
   app.useBodyParser('json', { limit: '1mb' });
   app.disable('x-powered-by');
   app.set('etag', false);

@@ -3,7 +3,7 @@ import { developmentDefaultsInUse, loadEnvOrExit } from '../../../libs/config/sr
 import { createApiApp } from './create-api-app.js';
 
 const env = loadEnvOrExit();
-for (const warning of developmentDefaultsInUse(env)) console.warn(`\n  WARNING: ${warning}\n`);
 const app = await createApiApp(env);
+for (const warning of developmentDefaultsInUse(env)) new Logger('Configuration').warn(`WARNING: ${warning}`);
 await app.listen(env.PORT);
 new Logger('Api').log(`Toolgate API on ${env.PUBLIC_BASE_URL} (docs: ${env.PUBLIC_BASE_URL}/docs)`);

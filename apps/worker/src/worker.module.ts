@@ -3,6 +3,7 @@ import { ConfigModule, type Env } from '../../../libs/config/src/index.js';
 import { DeliveryModule } from '../../../libs/delivery/src/index.js';
 import { DomainModule } from '../../../libs/domain/src/index.js';
 import { McpModule } from '../../../libs/mcp/src/index.js';
+import { ObservabilityModule } from '../../../libs/observability/src/index.js';
 import { PersistenceModule } from '../../../libs/persistence/src/index.js';
 import { QueueModule } from '../../../libs/queue/src/index.js';
 import { SecretsModule } from '../../../libs/secrets/src/index.js';
@@ -11,6 +12,7 @@ import { JOB_PROCESSORS, type JobProcessor } from './job-processor.js';
 import { ToolCallDeliveryProcessor } from './processors/tool-call-delivery.processor.js';
 import { QueueConsumer } from './queue-consumer.js';
 import { McpSnapshotRefresher } from './mcp-snapshot-refresher.js';
+import { MetricsServer } from './metrics-server.js';
 import { Reconciler } from './reconciler.js';
 
 /** The processors this worker runs, one per job name of libs/queue. */
@@ -21,7 +23,7 @@ export class WorkerModule {
   static forRoot(env: Env): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [ConfigModule.forRoot(env), PersistenceModule, SecretsModule, QueueModule, DeliveryModule, McpModule, DomainModule],
+      imports: [ConfigModule.forRoot(env), ObservabilityModule, PersistenceModule, SecretsModule, QueueModule, DeliveryModule, McpModule, DomainModule],
       providers: [
         AppDeliveryLimiter,
         ...processors,
@@ -29,6 +31,7 @@ export class WorkerModule {
         QueueConsumer,
         Reconciler,
         McpSnapshotRefresher,
+        MetricsServer,
       ],
     };
   }

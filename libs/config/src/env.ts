@@ -48,6 +48,8 @@ export const EnvSchema = z
     MCP_ALLOWED_ORIGINS: z.string().optional(),
     MCP_SNAPSHOT_TTL_S: z.coerce.number().int().min(5).max(86_400).default(300),
     RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
+    WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+    WORKER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
     QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_:-]{1,64}$/, 'letters, digits, "_", ":" and "-"').default('toolgate'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
   })

@@ -27,6 +27,7 @@ export class DeliveryQueue implements OnModuleDestroy {
         backoff: { type: 'exponential', delay: 1000 },
       },
     });
+    this.queue.on('error', () => undefined); // failed commands reject to their callers; readiness reports Redis down
   }
 
   async enqueue(job: DeliverToolCallJob, delayMs: number): Promise<void> {

@@ -53,7 +53,8 @@ export class ProblemDetailsFilter implements ExceptionFilter {
 
   catch(error: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
-    const body = this.toProblem(error);
+    const requestId = host.switchToHttp().getRequest<{ id?: unknown }>().id;
+    const body = this.toProblem(error, typeof requestId === 'string' ? requestId : randomUUID());
     if (response.headersSent) {
       response.end();
       return;
@@ -61,7 +62,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     response.status(body.status).type('application/problem+json').send(JSON.stringify(body));
   }
 
-  private toProblem(error: unknown): ProblemDetails {
+  private toProblem(error: unknown, requestId: string): ProblemDetails {
     if (error instanceof DomainError) {
       return problem(STATUS_BY_CODE[error.code], error.code, error.detail, error.errors);
     }
@@ -74,7 +75,6 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       if (status === 404) return problem(404, ErrorCode.NotFound, 'No such route: see /docs for the API.');
       if (status < 500) return problem(status, status === 405 ? 'method_not_allowed' : ErrorCode.BadRequest, error.message);
     }
-    const requestId = randomUUID();
     this.logger.error({ request_id: requestId, error: describe(error) }, 'unhandled error');
     return { ...problem(500, 'internal_error', `Internal error. Quote request id ${requestId} when reporting it.`), request_id: requestId };
   }

@@ -5,6 +5,7 @@ import { type AttemptResult, USER_AGENT, WEBHOOK_DISPATCHER, sendWebhook } from 
 import { AppsRepository, type CallTransition, type ToolCall, ToolCallsRepository, ToolInstancesRepository } from '../../../persistence/src/index.js';
 import { CallEvents, DeliveryQueue } from '../../../queue/src/index.js';
 import { SecretBox } from '../../../secrets/src/index.js';
+import { Metrics } from '../../../observability/src/index.js';
 import { signWebhook } from '../../../signing/src/index.js';
 import { newId } from '../ids.js';
 import type { RetryWindow } from '../tools/http-tool.js';
@@ -48,6 +49,7 @@ export class DeliverAttempt {
     private readonly secrets: SecretBox,
     private readonly queue: DeliveryQueue,
     private readonly events: CallEvents,
+    private readonly metrics: Metrics,
   ) {}
 
   /** Returns the call after the attempt, or null when the attempt was not due (stale or duplicate job). */
@@ -90,6 +92,8 @@ export class DeliverAttempt {
       transition,
       newId('att'),
     );
+    this.metrics.recordAttempt(attempt.outcome, attempt.durationMs);
+    if (moved && transition.status !== 'queued') this.metrics.callsFinished.inc({ mode: call.executionMode, status: transition.status as string });
     if (moved && transition.status === 'queued') {
       const dueAt = transition.nextAttemptAt as Date;
       const total = attemptCount(call.retryWindow as RetryWindow | null);

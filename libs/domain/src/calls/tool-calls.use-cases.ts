@@ -4,6 +4,7 @@ import {
   type Page, type PageRequest, type ToolCall, type ToolCallFilters, type ToolCallWithAttempts, ToolCallsRepository,
 } from '../../../persistence/src/index.js';
 import { CallEvents, type CallProgress, DeliveryQueue } from '../../../queue/src/index.js';
+import { Metrics } from '../../../observability/src/index.js';
 import type { AgentTool } from '../agents/agent-toolset.js';
 import { type AgentRef, AgentToolsets } from '../agents/agent-toolsets.js';
 import { CallMcpTool, MCP_CALL_MAX_TIMEOUT_MS } from '../mcp/call-mcp-tool.use-case.js';
@@ -52,6 +53,7 @@ export class AcceptToolCall {
     private readonly deliverAttempt: DeliverAttempt,
     private readonly callMcpTool: CallMcpTool,
     private readonly queue: DeliveryQueue,
+    private readonly metrics: Metrics,
   ) {}
 
   /** `mcp` passes a deadline, progress and cancellation through to an MCP tool. */
@@ -95,6 +97,7 @@ export class AcceptToolCall {
       nextAttemptAt: now,
       acceptedAt: now,
     });
+    this.metrics.callsAccepted.inc({ mode: tool.execution_mode, kind: 'http' });
     if (tool.execution_mode === 'instant') {
       return (await this.deliverAttempt.execute(call.id, 1, 1)) ?? call;
     }
@@ -135,6 +138,7 @@ export class AcceptToolCall {
       nextAttemptAt: now,
       acceptedAt: now,
     });
+    this.metrics.callsAccepted.inc({ mode: 'instant', kind: 'mcp' });
     return this.callMcpTool.execute(call, mcp);
   }
 }
@@ -191,6 +195,7 @@ export class CancelToolCall {
     private readonly calls: ToolCallsRepository,
     private readonly queue: DeliveryQueue,
     private readonly events: CallEvents,
+    private readonly metrics: Metrics,
   ) {}
 
   async execute(agent: AgentRef, callId: string, reason = 'cancelled by the agent'): Promise<ToolCall> {
@@ -199,6 +204,7 @@ export class CancelToolCall {
     if (!(await this.calls.cancel(callId, { kind: 'cancelled', message: reason }, new Date()))) {
       throw DomainError.conflict(`Tool call "${callId}" already finished (${call.status}): there is nothing to cancel.`);
     }
+    this.metrics.callsFinished.inc({ mode: call.executionMode, status: 'cancelled' });
     if (call.nextAttemptN) await this.queue.remove({ callId, appId: call.appId, round: call.round, n: call.nextAttemptN });
     await this.events.publishFinished(callId).catch(() => undefined);
     return (await this.calls.getById(callId)) as ToolCall;
@@ -260,6 +266,7 @@ export class ReconcileToolCalls {
     private readonly calls: ToolCallsRepository,
     private readonly queue: DeliveryQueue,
     private readonly events: CallEvents,
+    private readonly metrics: Metrics,
   ) {}
 
   async execute(graceMs = 2000, limit = 500): Promise<{ requeued: number; failed: number }> {
@@ -271,6 +278,8 @@ export class ReconcileToolCalls {
         const message = 'the API process stopped before the attempt finished; instant calls are not retried';
         if (await this.calls.failStuck(call.id, { kind: 'timeout', message }, now, graceMs)) {
           failed += 1;
+          this.metrics.reconcilerFailed.inc();
+          this.metrics.callsFinished.inc({ mode: 'instant', status: 'failed' });
           await this.events.publishFinished(call.id).catch(() => undefined);
         }
         continue;
@@ -278,6 +287,7 @@ export class ReconcileToolCalls {
       if (call.nextAttemptN === null) continue;
       await this.queue.enqueue({ callId: call.id, appId: call.appId, round: call.round, n: call.nextAttemptN }, 0);
       requeued += 1;
+      this.metrics.reconcilerRequeued.inc();
     }
     return { requeued, failed };
   }

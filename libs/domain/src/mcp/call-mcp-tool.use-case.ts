@@ -4,6 +4,7 @@ import { AppsRepository, type CallTransition, type ToolCall, ToolCallsRepository
 import { BlockedAddressError } from '../../../delivery/src/index.js';
 import { type McpCallOptions, McpClients } from '../../../mcp/src/index.js';
 import { CallEvents } from '../../../queue/src/index.js';
+import { Metrics } from '../../../observability/src/index.js';
 import { newId } from '../ids.js';
 import { describeMcpError, McpTargets } from './mcp-snapshot.use-cases.js';
 import { flattenMcpResult, type McpToolResult } from './result-text.js';
@@ -24,6 +25,7 @@ export class CallMcpTool {
     private readonly clients: McpClients,
     private readonly targets: McpTargets,
     private readonly events: CallEvents,
+    private readonly metrics: Metrics,
   ) {}
 
   async execute(call: ToolCall, options: Partial<McpCallOptions> = {}): Promise<ToolCall> {
@@ -57,11 +59,15 @@ export class CallMcpTool {
       transition = { status: outcome === 'cancelled' ? 'cancelled' : 'failed', error: { kind: outcome, message: error } };
     }
     const now = new Date();
+    const durationMs = Math.round(performance.now() - started);
+    this.metrics.recordAttempt(outcome, durationMs);
+    this.metrics.mcpCalls.inc({ outcome });
+    this.metrics.callsFinished.inc({ mode: 'instant', status: transition.status as string });
     await this.calls.recordAttempt(
       call.id,
       1,
       1,
-      { startedAt: sentAt, durationMs: Math.round(performance.now() - started), outcome, httpStatus: null, error, responseExcerpt: null },
+      { startedAt: sentAt, durationMs, outcome, httpStatus: null, error, responseExcerpt: null },
       { ...transition, finishedAt: now, firstAttemptAt: sentAt, nextAttemptN: null, nextAttemptAt: null, attemptDeadline: null },
       newId('att'),
     );

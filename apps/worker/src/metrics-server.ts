@@ -1,0 +1,43 @@
+import { createServer, type Server } from 'node:http';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { ENV, type Env } from '../../../libs/config/src/index.js';
+import { Metrics } from '../../../libs/observability/src/index.js';
+
+/** The worker's Prometheus endpoint: GET /metrics on WORKER_METRICS_HOST:WORKER_METRICS_PORT. */
+@Injectable()
+export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Metrics');
+  private server?: Server;
+
+  constructor(
+    @Inject(ENV) private readonly env: Env,
+    private readonly metrics: Metrics,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.server = createServer((req, res) => {
+      if (req.method !== 'GET' || req.url !== '/metrics') {
+        res.writeHead(404).end();
+        return;
+      }
+      this.metrics.registry.metrics().then(
+        (text) => res.writeHead(200, { 'content-type': this.metrics.registry.contentType }).end(text),
+        () => res.writeHead(500).end(),
+      );
+    });
+    await new Promise<void>((resolve, reject) => {
+      this.server!.once('error', reject);
+      this.server!.listen(this.env.WORKER_METRICS_PORT, this.env.WORKER_METRICS_HOST, resolve);
+    });
+    const { port } = this.server.address() as { port: number };
+    this.logger.log(`metrics on http://${this.env.WORKER_METRICS_HOST}:${port}/metrics`);
+  }
+
+  get port(): number {
+    return (this.server?.address() as { port: number } | null)?.port ?? 0;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await new Promise((resolve) => (this.server ? this.server.close(resolve) : resolve(undefined)));
+  }
+}

@@ -1,0 +1,67 @@
+// CPU time of processes from /proc: who spends the machine's two cores during a measurement.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+
+const TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+/** user+system CPU ms of a pid, or null when it is gone. */
+export function cpuMs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
+  } catch {
+    return null;
+  }
+}
+
+/** Every process whose name is `comm` (e.g. every Postgres backend), pid -> CPU ms. */
+function cpuByComm(comm) {
+  const out = new Map();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== comm) continue;
+    } catch {
+      continue;
+    }
+    const ms = cpuMs(entry);
+    if (ms !== null) out.set(entry, ms);
+  }
+  return out;
+}
+
+/** Busy and total jiffies of the whole machine (/proc/stat). */
+function machine() {
+  const [, ...values] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+  const n = values.map(Number);
+  const total = n.slice(0, 8).reduce((a, b) => a + b, 0);
+  const idle = n[3] + n[4];
+  return { busy: total - idle, total };
+}
+
+/**
+ * Starts a CPU measurement of the named pids, plus every `postgres` process (the machine's
+ * Postgres: other users of it count too) and the whole machine. `stop(n)` gives CPU ms per
+ * unit of work (n calls) for each, and the machine's busy share in %.
+ */
+export function cpuProbe(pids) {
+  const named = Object.fromEntries(Object.entries(pids).filter(([, pid]) => pid).map(([name, pid]) => [name, cpuMs(pid) ?? 0]));
+  const pg = cpuByComm('postgres');
+  const m0 = machine();
+  const t0 = performance.now();
+  return {
+    stop(n) {
+      const wallMs = performance.now() - t0;
+      const out = {};
+      for (const [name, before] of Object.entries(named)) out[name] = ((cpuMs(pids[name]) ?? before) - before) / n;
+      let pgMs = 0;
+      for (const [pid, after] of cpuByComm('postgres')) pgMs += after - (pg.get(pid) ?? 0);
+      out.postgres = pgMs / n;
+      const m1 = machine();
+      out.machine_busy_pct = (100 * (m1.busy - m0.busy)) / Math.max(1, m1.total - m0.total);
+      out.wall_ms = wallMs;
+      return out;
+    },
+  };
+}

@@ -1,0 +1,188 @@
+// Starting what the benchmark needs: its own redis-server, the handler, server-everything, and
+// Toolgate's API and worker (from dist/) on a fresh Postgres schema. Everything on 127.0.0.1.
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { apiClient } from './http.mjs';
+import { freePort, start, startForked } from './procs.mjs';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BENCH = fileURLToPath(new URL('..', import.meta.url));
+const require = createRequire(import.meta.url);
+const PG_BASE = process.env.BENCH_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
+export const JWT_SECRET = `bench-${randomBytes(24).toString('hex')}`;
+const SECRETS_KEYS = `k1:${randomBytes(32).toString('base64')}`;
+/** Toolgate's queue name (libs/queue/src/jobs.ts) and the prefix the benchmark gives it. */
+const TOOLGATE_QUEUE = 'tool-call-delivery';
+const QUEUE_PREFIX = 'bench';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export async function startRedis() {
+  const port = await freePort();
+  const proc = start('redis', 'redis-server', ['--port', String(port), '--hz', '100', '--save', '', '--appendonly', 'no', '--bind', '127.0.0.1']);
+  await proc.waitFor(/Ready to accept connections/, 15_000);
+  const url = `redis://127.0.0.1:${port}`;
+  return { proc, url, port };
+}
+
+export async function flushRedis(url) {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+  await redis.flushall();
+  redis.disconnect();
+}
+
+export async function startHandler() {
+  const proc = start('handler', process.execPath, [join(BENCH, 'handler.mjs')], { env: { PORT: '0' } });
+  const [, port] = await proc.waitFor(/handler listening on (\d+)/, 15_000);
+  return { proc, url: `http://127.0.0.1:${port}`, port: Number(port) };
+}
+
+export async function startEverything() {
+  const port = await freePort();
+  const entry = join(dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')), 'dist/index.js');
+  const preload = join(ROOT, 'test/support/loopback-preload.mjs');
+  const proc = start('server-everything', process.execPath, ['--import', preload, entry, 'streamableHttp'], { env: { PORT: String(port) } });
+  await proc.waitFor(/listening on port/, 20_000);
+  return { proc, url: `http://127.0.0.1:${port}/mcp` };
+}
+
+export async function startFloorWorker(redisUrl, handlerUrl) {
+  const proc = startForked('floor-worker', join(BENCH, 'floor-worker.mjs'), { env: { REDIS_URL: redisUrl, HANDLER_URL: handlerUrl } });
+  await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`floor worker did not start:\n${proc.output()}`)), 15_000);
+    proc.child.on('message', (m) => m?.type === 'ready' && (clearTimeout(timer), resolve()));
+    proc.child.once('exit', () => reject(new Error(`floor worker exited:\n${proc.output()}`)));
+  });
+  /** Arms the worker for `n` jobs; resolves (once armed) to {done}: a promise of the finish message. */
+  proc.arm = (n, signal) =>
+    new Promise((resolveArmed, rejectArmed) => {
+      let resolveDone;
+      let rejectDone;
+      const done = new Promise((res, rej) => ((resolveDone = res), (rejectDone = rej)));
+      done.catch(() => undefined);
+      const onMessage = (m) => {
+        if (m?.type === 'armed') resolveArmed({ done });
+        if (m?.type === 'done') {
+          proc.child.off('message', onMessage);
+          resolveDone(m);
+        }
+      };
+      proc.child.on('message', onMessage);
+      proc.child.send({ type: 'expect', n });
+      signal?.addEventListener('abort', () => {
+        proc.child.off('message', onMessage);
+        rejectArmed(new Error('aborted'));
+        rejectDone(new Error('aborted'));
+      });
+    });
+  return proc;
+}
+
+/** A schema-scoped pg client for reading tool_calls. */
+export async function schemaClient(schema) {
+  const client = new pg.Client({ connectionString: PG_BASE, options: `-c search_path=${schema}` });
+  await client.connect();
+  return client;
+}
+
+async function dropSchema(schema) {
+  const client = new pg.Client({ connectionString: PG_BASE });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Toolgate's API and worker on a fresh schema. `scale` is RETRY_TIME_SCALE.
+ * Returns {api, worker, baseUrl, client, db, schema, stop()}.
+ */
+export async function startToolgate({ redisUrl, scale = 1, label = 'toolgate', extraEnv = {} }) {
+  await flushRedis(redisUrl);
+  const schema = `bench_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const databaseUrl = `${PG_BASE}?schema=${schema}`;
+  const port = await freePort();
+  const env = {
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: redisUrl,
+    AUTH_JWT_SECRET: JWT_SECRET,
+    SECRETS_KEYS,
+    ALLOW_PRIVATE_NETWORK: 'true',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+    QUEUE_PREFIX,
+    RETRY_TIME_SCALE: String(scale),
+    WORKER_CONCURRENCY: '50',
+    PORT: String(port),
+    NODE_ENV: 'development',
+    ...extraEnv,
+  };
+  const migrate = spawnSync(process.execPath, [join(ROOT, 'dist/scripts/db-migrate.js')], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  if (migrate.status !== 0) throw new Error(`db-migrate failed (${migrate.status}):\n${migrate.stdout}${migrate.stderr}`);
+
+  const api = start(`${label}-api`, process.execPath, [join(ROOT, 'dist/apps/api/src/main.js')], { cwd: ROOT, env });
+  const worker = start(`${label}-worker`, process.execPath, [join(ROOT, 'dist/apps/worker/src/main.js')], { cwd: ROOT, env });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const client = apiClient(baseUrl, { connections: 400 });
+  let db;
+  const stack = {
+    api,
+    worker,
+    baseUrl,
+    client,
+    schema,
+    env,
+    get db() {
+      return db;
+    },
+    async stop({ keepSchema = process.env.BENCH_KEEP_SCHEMA === '1' } = {}) {
+      await client.close().catch(() => undefined);
+      await db?.end().catch(() => undefined);
+      await Promise.all([api.stop(), worker.stop()]);
+      if (!keepSchema) await dropSchema(schema).catch(() => undefined);
+    },
+  };
+  try {
+    // The API: /health/ready answers 200 once Postgres and Redis are reachable.
+    const until = Date.now() + 45_000;
+    for (;;) {
+      if (!api.alive()) throw new Error(`${label} API exited:\n${api.output().slice(-3000)}`);
+      if (!worker.alive()) throw new Error(`${label} worker exited:\n${worker.output().slice(-3000)}`);
+      const ready = await client.call('GET', '/health/ready', { timeoutMs: 2_000 }).catch(() => null);
+      if (ready?.status === 200) break;
+      if (Date.now() > until) throw new Error(`${label} API not ready within 45 s:\n${api.output().slice(-3000)}`);
+      await sleep(100);
+    }
+    // The worker: ready once its BullMQ Worker is registered on the delivery queue.
+    const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+    const queue = new Queue(TOOLGATE_QUEUE, { connection, prefix: QUEUE_PREFIX });
+    try {
+      const until2 = Date.now() + 30_000;
+      while ((await queue.getWorkersCount().catch(() => 0)) === 0) {
+        if (!worker.alive()) throw new Error(`${label} worker exited:\n${worker.output().slice(-3000)}`);
+        if (Date.now() > until2) throw new Error(`${label} worker not consuming within 30 s:\n${worker.output().slice(-3000)}`);
+        await sleep(100);
+      }
+    } finally {
+      await queue.close().catch(() => undefined);
+      connection.disconnect();
+    }
+    db = await schemaClient(schema);
+    return stack;
+  } catch (error) {
+    await stack.stop().catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,82 @@
+import { Injectable } from '@nestjs/common';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * Prometheus metrics of one process (each process, and each app in a test, has its own registry).
+ * Labels are small fixed sets (mode, status, outcome, state): never an id, a URL or a secret.
+ */
+@Injectable()
+export class Metrics {
+  readonly registry = new Registry();
+
+  readonly callsAccepted = new Counter({
+    name: 'toolgate_tool_calls_accepted_total',
+    help: 'Tool calls accepted, by execution mode and tool kind (http, mcp).',
+    labelNames: ['mode', 'kind'] as const,
+    registers: [this.registry],
+  });
+
+  readonly callsFinished = new Counter({
+    name: 'toolgate_tool_calls_finished_total',
+    help: 'Tool calls that reached a terminal status, by execution mode and status.',
+    labelNames: ['mode', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  readonly attempts = new Counter({
+    name: 'toolgate_tool_call_attempts_total',
+    help: 'Delivery attempts, by outcome.',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly attemptDuration = new Histogram({
+    name: 'toolgate_tool_call_attempt_duration_seconds',
+    help: 'Duration of delivery attempts, by outcome.',
+    labelNames: ['outcome'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+    registers: [this.registry],
+  });
+
+  readonly reconcilerRequeued = new Counter({
+    name: 'toolgate_reconciler_requeued_total',
+    help: 'Calls the reconciler queued again (overdue, or stuck after a crash).',
+    registers: [this.registry],
+  });
+
+  readonly reconcilerFailed = new Counter({
+    name: 'toolgate_reconciler_failed_instant_total',
+    help: 'Instant calls the reconciler ended because the API process making them stopped.',
+    registers: [this.registry],
+  });
+
+  readonly mcpCalls = new Counter({
+    name: 'toolgate_mcp_calls_total',
+    help: "Calls to apps' MCP servers, by outcome.",
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'toolgate_' });
+  }
+
+  /** A gauge whose value is read when Prometheus scrapes (e.g. queue depth). */
+  gaugeOnScrape(name: string, help: string, labelNames: string[], read: () => Promise<Record<string, number>>, label: string): void {
+    new Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [this.registry],
+      async collect() {
+        const values = await read().catch(() => ({}) as Record<string, number>);
+        for (const [key, value] of Object.entries(values)) this.set({ [label]: key }, value);
+      },
+    });
+  }
+
+  recordAttempt(outcome: string, durationMs: number): void {
+    this.attempts.inc({ outcome });
+    this.attemptDuration.observe({ outcome }, durationMs / 1000);
+  }
+}

@@ -152,3 +152,29 @@ describe('an unexpected error', () => {
     }
   });
 });
+
+describe('the queue dashboard', () => {
+  it('is for operator tokens only, by header or by a one-time ?token= that becomes a cookie', async () => {
+    const { signToken } = await import('./support/tokens.js');
+    const operator = await signToken({ role: 'operator' });
+    expect((await api.request('GET', '/admin/queues')).status).toBe(401);
+    const developer = await api.request('GET', '/admin/queues', { token: await developerToken('dev_x') });
+    expect(developer.status).toBe(403);
+    expect(developer.headers.get('content-type')).toMatch(/problem\+json/);
+
+    const page = await api.request('GET', '/admin/queues', { token: operator });
+    expect(page.status).toBe(200);
+    expect(page.text).toMatch(/<html/i);
+    const queues = await api.request('GET', '/admin/queues/api/queues', { token: operator });
+    expect(queues.status).toBe(200);
+    expect(JSON.stringify(queues.body)).toContain('tool-call-delivery');
+
+    const viaQuery = await fetch(`${api.baseUrl}/admin/queues?token=${operator}`, { redirect: 'manual' });
+    expect(viaQuery.status).toBe(303);
+    expect(viaQuery.headers.get('location')).toBe('/admin/queues');
+    const cookie = viaQuery.headers.get('set-cookie') ?? '';
+    expect(cookie).toMatch(/^toolgate_operator=.+; HttpOnly; SameSite=Strict; Path=\/admin/);
+    const withCookie = await fetch(`${api.baseUrl}/admin/queues/api/queues`, { headers: { cookie: cookie.split(';')[0] } });
+    expect(withCookie.status).toBe(200);
+  });
+});

@@ -6,6 +6,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import type { Env } from '../../../libs/config/src/index.js';
 import { ApiModule } from './app.module.js';
+import { mountQueueDashboard } from './admin/queues/queue-dashboard.js';
 
 /** Builds the API application (routes, body limits, errors, /docs); the caller listens. */
 export async function createApiApp(env: Env): Promise<INestApplication> {
@@ -18,6 +19,7 @@ export async function createApiApp(env: Env): Promise<INestApplication> {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.enableShutdownHooks();
+  mountQueueDashboard(app);
 
   const document = SwaggerModule.createDocument(
     app,

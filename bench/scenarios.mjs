@@ -1,0 +1,601 @@
+// The benchmark rows. Each `run` function measures the floor and Toolgate once, side by side,
+// and returns {metrics: {name: number | object}, notes: [string]}. run.mjs repeats them and
+// reports medians with the spread.
+import { randomUUID } from 'node:crypto';
+import { Client as McpClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { Client, Pool } from 'undici';
+import { CALL_ARGUMENTS, WEBHOOK_BODY } from './lib/body.mjs';
+import { cpuProbe } from './lib/cpu.mjs';
+import { agentWith, constructorApp, httpTool, mcpApp } from './lib/fixtures.mjs';
+import { rssMiB, sampleRss } from './lib/procs.mjs';
+import { percentile } from './lib/stats.mjs';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const now = () => performance.now();
+const JSON_HEADERS = { 'content-type': 'application/json' };
+const TERMINAL = new Set(['succeeded', 'failed', 'cancelled']);
+
+/** The pids whose CPU time is attributed per call. */
+function pidsOf(ctx) {
+  return {
+    api: ctx.stack?.api.pid,
+    worker: ctx.stack?.worker.pid,
+    redis: ctx.redis.proc.pid,
+    handler: ctx.handler.proc.pid,
+    floor_worker: ctx.floor.pid,
+    bench_client: process.pid,
+  };
+}
+
+/** Runs `fn(i)` for i in [0, n) with `concurrency` loops. */
+async function inParallel(n, concurrency, fn, signal) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, n) }, async () => {
+      while (next < n) {
+        signal?.throwIfAborted();
+        const i = next++;
+        await fn(i);
+      }
+    }),
+  );
+}
+
+/** `n` requests one after another on one keep-alive connection: latencies in ms and errors. */
+async function sequential(dispatcher, request, n, check, signal) {
+  const latencies = new Float64Array(n);
+  let errors = 0;
+  for (let i = 0; i < n; i++) {
+    signal.throwIfAborted();
+    const t0 = now();
+    const response = await dispatcher.request(request);
+    const text = await response.body.text();
+    latencies[i] = now() - t0;
+    if (!check(response.statusCode, text)) errors += 1;
+  }
+  return { latencies, errors };
+}
+
+/** `n` requests with `clients` in flight: calls/s, latency percentiles under load, errors. */
+async function saturate(dispatcher, request, n, clients, check, signal) {
+  const latencies = new Float64Array(n);
+  let errors = 0;
+  let firstError;
+  const t0 = now();
+  await inParallel(
+    n,
+    clients,
+    async (i) => {
+      const start = now();
+      const response = await dispatcher.request(request);
+      const text = await response.body.text();
+      latencies[i] = now() - start;
+      if (!check(response.statusCode, text)) {
+        errors += 1;
+        firstError ??= `${response.statusCode} ${text.slice(0, 200)}`;
+      }
+    },
+    signal,
+  );
+  const elapsed = now() - t0;
+  return { rate: (n * 1000) / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors, firstError };
+}
+
+const okFloor = (status) => status === 200;
+const okInstant = (status, text) => status === 200 && text.includes('"status":"succeeded"');
+const okAccepted = (status) => status === 202;
+
+function toolCallRequest(agent, tool, dialog = 'bench') {
+  return {
+    method: 'POST',
+    path: `/v1/agents/${agent.agentId}/tool-calls`,
+    headers: { ...JSON_HEADERS, authorization: `Bearer ${agent.token}` },
+    body: JSON.stringify({ tool, dialog_id: dialog, arguments: CALL_ARGUMENTS }),
+  };
+}
+
+const floorRequest = (path = '/ok') => ({ method: 'POST', path, headers: { ...JSON_HEADERS, 'x-webhook-event-id': 'floor' }, body: WEBHOOK_BODY });
+
+async function handlerStats(ctx, path) {
+  const response = await ctx.handlerClient.request({ method: 'GET', path: `/_stats${path ? `?path=${encodeURIComponent(path)}` : ''}` });
+  return JSON.parse(await response.body.text());
+}
+
+async function resetHandler(ctx) {
+  const response = await ctx.handlerClient.request({ method: 'POST', path: '/_reset' });
+  await response.body.dump();
+}
+
+async function countCalls(ctx, appId) {
+  const { rows } = await ctx.stack.db.query(
+    `SELECT status, count(*)::int AS n FROM tool_calls WHERE app_id = $1 GROUP BY status`,
+    [appId],
+  );
+  return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+}
+
+/** Polls until `predicate()` is true (every `everyMs`). */
+async function until(predicate, everyMs, signal) {
+  for (;;) {
+    signal.throwIfAborted();
+    if (await predicate()) return;
+    await sleep(everyMs);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fixtures of the main stack
+
+export async function mainFixtures(ctx) {
+  const { stack, handler } = ctx;
+  const instant = await constructorApp(stack, 'instant', [httpTool('ping', `${handler.url}/ok/instant`, 'instant')]);
+  const instantAgent = await agentWith(stack, instant.app, ['ping']);
+  const mcp = await mcpApp(stack, 'mcp', ctx.everything.url);
+  const mcpAgent = await agentWith(stack, mcp.app, ['echo']);
+  const names = Array.from({ length: 100 }, (_, i) => `tool_${String(i).padStart(3, '0')}`);
+  const many = await constructorApp(stack, 'many', names.map((name) => httpTool(name, `${handler.url}/ok/many`, 'instant')));
+  const manyAgent = await agentWith(stack, many.app, names);
+  return {
+    instant: { ...instantAgent, tool: `${instant.prefix}ping` },
+    mcp: { ...mcpAgent, tool: `${mcp.prefix}echo` },
+    many: { ...manyAgent, count: names.length },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. instant call latency, 1 client
+
+export async function instantLatency(ctx, run, signal) {
+  const { cfg, fx } = ctx;
+  const floorClient = new Client(ctx.handler.url, { keepAliveTimeout: 30_000 });
+  const tgClient = new Client(ctx.stack.baseUrl, { keepAliveTimeout: 30_000 });
+  try {
+    const floorReq = floorRequest();
+    const tgReq = toolCallRequest(fx.instant, fx.instant.tool, 'latency');
+    await sequential(floorClient, floorReq, cfg.warmup, okFloor, signal);
+    let cpu = cpuProbe(pidsOf(ctx));
+    const floor = await sequential(floorClient, floorReq, cfg.latencyN, okFloor, signal);
+    const floorCpu = cpu.stop(cfg.latencyN);
+    await sequential(tgClient, tgReq, cfg.warmup, okInstant, signal);
+    cpu = cpuProbe(pidsOf(ctx));
+    const tg = await sequential(tgClient, tgReq, cfg.latencyN, okInstant, signal);
+    const tgCpu = cpu.stop(cfg.latencyN);
+    const notes = [];
+    if (floor.errors) notes.push(`floor: ${floor.errors} non-200 answers`);
+    if (tg.errors) notes.push(`Toolgate: ${tg.errors} calls not 200 succeeded`);
+    const m = {
+      floor_p50: percentile(floor.latencies, 50),
+      floor_p99: percentile(floor.latencies, 99),
+      tg_p50: percentile(tg.latencies, 50),
+      tg_p99: percentile(tg.latencies, 99),
+    };
+    return { metrics: { ...m, added_p50: m.tg_p50 - m.floor_p50, added_p99: m.tg_p99 - m.floor_p99, cpu_floor: floorCpu, cpu_tg: tgCpu }, notes };
+  } finally {
+    await Promise.all([floorClient.close(), tgClient.close()]);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. instant call throughput, 50 clients
+
+export async function instantThroughput(ctx, run, signal) {
+  const { cfg, fx } = ctx;
+  const floorPool = new Pool(ctx.handler.url, { connections: cfg.clients, keepAliveTimeout: 30_000 });
+  const tgPool = new Pool(ctx.stack.baseUrl, { connections: cfg.clients, keepAliveTimeout: 30_000 });
+  const warm = Math.min(500, Math.ceil(cfg.throughputN / 4));
+  try {
+    const floorReq = floorRequest();
+    const tgReq = toolCallRequest(fx.instant, fx.instant.tool, 'throughput');
+    await saturate(floorPool, floorReq, warm, cfg.clients, okFloor, signal);
+    let cpu = cpuProbe(pidsOf(ctx));
+    const floor = await saturate(floorPool, floorReq, cfg.throughputN, cfg.clients, okFloor, signal);
+    const floorCpu = cpu.stop(cfg.throughputN);
+    await saturate(tgPool, tgReq, warm, cfg.clients, okInstant, signal);
+    cpu = cpuProbe(pidsOf(ctx));
+    const tg = await saturate(tgPool, tgReq, cfg.throughputN, cfg.clients, okInstant, signal);
+    const tgCpu = cpu.stop(cfg.throughputN);
+    const notes = [];
+    if (floor.errors) notes.push(`floor: ${floor.errors} errors (${floor.firstError})`);
+    if (tg.errors) notes.push(`Toolgate: ${tg.errors} calls not 200 succeeded (first: ${tg.firstError})`);
+    return {
+      metrics: {
+        floor_rate: floor.rate,
+        tg_rate: tg.rate,
+        ratio: tg.rate / floor.rate,
+        floor_p99: floor.p99,
+        tg_p50: tg.p50,
+        tg_p99: tg.p99,
+        cpu_floor: floorCpu,
+        cpu_tg: tgCpu,
+      },
+      notes,
+    };
+  } finally {
+    await Promise.all([floorPool.close(), tgPool.close()]);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. queued throughput (background) and 7. memory during it
+
+export async function queuedThroughput(ctx, run, signal) {
+  const { cfg, stack } = ctx;
+  const n = cfg.queuedN;
+  const notes = [];
+
+  // Floor: addBulk of n jobs to a bare BullMQ queue; the floor worker process POSTs each to the handler.
+  const connection = new Redis(ctx.redis.url, { maxRetriesPerRequest: null });
+  const queue = new Queue('floor', { connection, prefix: 'benchfloor' });
+  let floor;
+  try {
+    const jobs = Array.from({ length: n }, (_, i) => ({
+      name: 'deliver',
+      data: { id: `f${run}-${i}` },
+      opts: { removeOnComplete: true, removeOnFail: true },
+    }));
+    const { done } = await ctx.floor.arm(n, signal);
+    const rss = sampleRss({ floor_worker: ctx.floor.pid });
+    const cpu = cpuProbe(pidsOf(ctx));
+    const t0 = now();
+    await queue.addBulk(jobs);
+    const enqueuedMs = now() - t0;
+    const result = await done;
+    const elapsed = now() - t0;
+    floor = { rate: (n * 1000) / elapsed, cpu: cpu.stop(n), rss: rss.stop().floor_worker, enqueuedMs };
+    if (result.failed) notes.push(`floor: ${result.failed} jobs did not get a 200`);
+  } finally {
+    await queue.close().catch(() => undefined);
+    connection.disconnect();
+  }
+
+  // Toolgate: n POST tool-calls of a background tool (50 clients) until every call is succeeded in Postgres.
+  const path = `/ok/queued-${run}`;
+  const app = await constructorApp(stack, 'queued', [httpTool('deliver', `${ctx.handler.url}${path}`, 'background')]);
+  const agent = await agentWith(stack, app.app, ['deliver']);
+  const pool = new Pool(stack.baseUrl, { connections: cfg.clients, keepAliveTimeout: 30_000 });
+  try {
+    const request = toolCallRequest(agent, `${app.prefix}deliver`, `queued-${run}`);
+    const rss = sampleRss({ api: stack.api.pid, worker: stack.worker.pid });
+    const cpu = cpuProbe(pidsOf(ctx));
+    const t0 = now();
+    const accepted = await saturate(pool, request, n, cfg.clients, okAccepted, signal);
+    const acceptedMs = now() - t0;
+    const expected = n - accepted.errors;
+    if (accepted.errors) notes.push(`Toolgate: ${accepted.errors} POSTs not 202 (first: ${accepted.firstError})`);
+    // The handler's count is cheap to poll; Postgres is polled only for the last stretch.
+    await until(async () => ((await handlerStats(ctx)).counts[path] ?? 0) >= expected, 100, signal);
+    let counts = {};
+    await until(async () => {
+      counts = await countCalls(ctx, app.app.id);
+      return (counts.succeeded ?? 0) + (counts.failed ?? 0) + (counts.cancelled ?? 0) >= expected;
+    }, 20, signal);
+    const elapsed = now() - t0;
+    const tgCpu = cpu.stop(expected);
+    const max = rss.stop();
+    if (counts.failed || counts.cancelled) notes.push(`Toolgate: ${counts.failed ?? 0} failed, ${counts.cancelled ?? 0} cancelled calls`);
+    const delivered = (await handlerStats(ctx)).counts[path] ?? 0;
+    if (delivered > expected) notes.push(`Toolgate: the handler got ${delivered} requests for ${expected} calls (duplicates)`);
+    return {
+      metrics: {
+        floor_rate: floor.rate,
+        tg_rate: ((counts.succeeded ?? 0) * 1000) / elapsed,
+        ratio: ((counts.succeeded ?? 0) * 1000) / elapsed / floor.rate,
+        tg_accept_rate: (n * 1000) / acceptedMs,
+        floor_enqueue_rate: (n * 1000) / floor.enqueuedMs,
+        cpu_floor: floor.cpu,
+        cpu_tg: tgCpu,
+        rss_api_max: max.api,
+        rss_worker_max: max.worker,
+        rss_api_end: rssMiB(stack.api.pid),
+        rss_worker_end: rssMiB(stack.worker.pid),
+        rss_floor_worker_max: floor.rss,
+      },
+      notes,
+    };
+  } finally {
+    await pool.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. schedule accuracy (needs a stack with RETRY_TIME_SCALE=0.01)
+
+function lateness(events, offsets) {
+  const late = offsets.map(() => []);
+  let incomplete = 0;
+  for (const times of Object.values(events)) {
+    if (times.length < offsets.length) {
+      incomplete += 1;
+      continue;
+    }
+    for (let k = 1; k < offsets.length; k++) late[k].push(times[k] - times[0] - offsets[k]);
+  }
+  return { late, incomplete };
+}
+
+function summarizeLateness(prefix, { late }) {
+  const out = {};
+  for (const k of [1, 2]) {
+    out[`${prefix}_a${k + 1}_p50`] = percentile(late[k], 50);
+    out[`${prefix}_a${k + 1}_p99`] = percentile(late[k], 99);
+    out[`${prefix}_a${k + 1}_max`] = late[k].length ? Math.max(...late[k]) : NaN;
+    out[`${prefix}_a${k + 1}_min`] = late[k].length ? Math.min(...late[k]) : NaN;
+  }
+  return out;
+}
+
+export async function scheduleAccuracy(ctx, run, signal) {
+  const { cfg, stack } = ctx;
+  const n = cfg.scheduleN;
+  const scale = Number(stack.env.RETRY_TIME_SCALE);
+  const offsets = [0, 15_000, 60_000].map((ms) => ms * scale);
+  const notes = [];
+  await resetHandler(ctx);
+
+  // Floor: the same three-attempt schedule with bare BullMQ delayed jobs (floor-worker.mjs).
+  const floorPath = `/fail-twice-floor/r${run}`;
+  const connection = new Redis(ctx.redis.url, { maxRetriesPerRequest: null });
+  const queue = new Queue('floor', { connection, prefix: 'benchfloor' });
+  try {
+    const { done } = await ctx.floor.arm(n, signal);
+    await inParallel(n, cfg.clients, (i) => queue.add('schedule', { id: randomUUID(), n: 1, path: floorPath }, { removeOnComplete: true, removeOnFail: true }), signal);
+    const result = await done;
+    if (result.failed) notes.push(`floor: ${result.failed} chains did not end in a 200`);
+  } finally {
+    await queue.close().catch(() => undefined);
+    connection.disconnect();
+  }
+  const floorStats = lateness((await handlerStats(ctx, floorPath)).events ?? {}, offsets);
+
+  // Toolgate: n wait calls to /fail-twice, 50 clients.
+  const path = `/fail-twice/r${run}`;
+  const app = await constructorApp(stack, 'sched', [httpTool('flaky', `${ctx.handler.url}${path}`, 'wait')]);
+  const agent = await agentWith(stack, app.app, ['flaky']);
+  const pool = new Pool(stack.baseUrl, { connections: cfg.clients, keepAliveTimeout: 30_000 });
+  try {
+    const accepted = await saturate(pool, toolCallRequest(agent, `${app.prefix}flaky`, `sched-${run}`), n, cfg.clients, okAccepted, signal);
+    const expected = n - accepted.errors;
+    if (accepted.errors) notes.push(`Toolgate: ${accepted.errors} POSTs not 202 (first: ${accepted.firstError})`);
+    let counts = {};
+    await until(async () => {
+      counts = await countCalls(ctx, app.app.id);
+      return (counts.succeeded ?? 0) + (counts.failed ?? 0) + (counts.cancelled ?? 0) >= expected;
+    }, 200, signal);
+    if (counts.failed || counts.cancelled) notes.push(`Toolgate: ${counts.failed ?? 0} failed, ${counts.cancelled ?? 0} cancelled calls`);
+  } finally {
+    await pool.close();
+  }
+  const tgStats = lateness((await handlerStats(ctx, path)).events ?? {}, offsets);
+  if (tgStats.incomplete) notes.push(`Toolgate: ${tgStats.incomplete} calls seen fewer than 3 times by the handler`);
+  if (floorStats.incomplete) notes.push(`floor: ${floorStats.incomplete} chains seen fewer than 3 times by the handler`);
+  const early = tgStats.late.flat().filter((v) => v < -1).length;
+  if (early) notes.push(`Toolgate: ${early} attempts arrived more than 1 ms before their offset`);
+  return { metrics: { ...summarizeLateness('floor', floorStats), ...summarizeLateness('tg', tgStats), offsets }, notes };
+}
+
+// ---------------------------------------------------------------------------------------------
+// 5. MCP proxy
+
+async function mcpConnect(url, headers = {}) {
+  const client = new McpClient({ name: 'toolgate-bench', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  return client;
+}
+
+async function mcpCalls(client, name, warmup, n, signal) {
+  const latencies = new Float64Array(n);
+  let errors = 0;
+  let firstError;
+  const message = 'hello from the benchmark';
+  for (let i = -warmup; i < n; i++) {
+    signal.throwIfAborted();
+    const t0 = now();
+    const result = await client.callTool({ name, arguments: { message } });
+    if (i >= 0) latencies[i] = now() - t0;
+    if (result.isError || result.content?.[0]?.text !== `Echo: ${message}`) {
+      errors += 1;
+      firstError ??= JSON.stringify(result).slice(0, 300);
+    }
+  }
+  return { latencies, errors, firstError };
+}
+
+export async function mcpProxy(ctx, run, signal) {
+  const { cfg, fx } = ctx;
+  const floorClient = await mcpConnect(ctx.everything.url);
+  const tgClient = await mcpConnect(`${ctx.stack.baseUrl}/v1/agents/${fx.mcp.agentId}/mcp`, { authorization: `Bearer ${fx.mcp.token}` });
+  try {
+    const warm = Math.min(30, cfg.warmup);
+    let cpu = cpuProbe(pidsOf(ctx));
+    const floor = await mcpCalls(floorClient, 'echo', warm, cfg.mcpN, signal);
+    const floorCpu = cpu.stop(cfg.mcpN + warm);
+    cpu = cpuProbe(pidsOf(ctx));
+    const tg = await mcpCalls(tgClient, fx.mcp.tool, warm, cfg.mcpN, signal);
+    const tgCpu = cpu.stop(cfg.mcpN + warm);
+    const notes = [];
+    if (floor.errors) notes.push(`floor: ${floor.errors} unexpected results (${floor.firstError})`);
+    if (tg.errors) notes.push(`Toolgate: ${tg.errors} unexpected results (${tg.firstError})`);
+    const m = {
+      floor_p50: percentile(floor.latencies, 50),
+      floor_p99: percentile(floor.latencies, 99),
+      tg_p50: percentile(tg.latencies, 50),
+      tg_p99: percentile(tg.latencies, 99),
+    };
+    return { metrics: { ...m, ratio_p50: m.tg_p50 / m.floor_p50, ratio_p99: m.tg_p99 / m.floor_p99, cpu_floor: floorCpu, cpu_tg: tgCpu }, notes };
+  } finally {
+    await Promise.all([floorClient.close().catch(() => undefined), tgClient.close().catch(() => undefined)]);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 6. agent tools/list with 100 tools
+
+export async function toolsList(ctx, run, signal) {
+  const { cfg, fx } = ctx;
+  const notes = [];
+  const tgClient = new Client(ctx.stack.baseUrl, { keepAliveTimeout: 30_000 });
+  const floorClient = new Client(ctx.handler.url, { keepAliveTimeout: 30_000 });
+  const restReq = { method: 'GET', path: `/v1/agents/${fx.many.agentId}/tools`, headers: { authorization: `Bearer ${fx.many.token}` } };
+  let restBytes = 0;
+  const okList = (status, text) => {
+    if (status !== 200) return false;
+    restBytes = Buffer.byteLength(text);
+    return JSON.parse(text).data?.length === fx.many.count;
+  };
+  try {
+    // The floor of REST: node:http answering the very same bytes from memory.
+    const first = await tgClient.request(restReq);
+    const body = await first.body.text();
+    const put = await floorClient.request({ method: 'PUT', path: '/_static', body });
+    await put.body.dump();
+    await sequential(floorClient, { method: 'GET', path: '/_static' }, cfg.warmup, okFloor, signal);
+    const floorRest = await sequential(floorClient, { method: 'GET', path: '/_static' }, cfg.listN, okFloor, signal);
+    await sequential(tgClient, restReq, cfg.warmup, okList, signal);
+    const tgRest = await sequential(tgClient, restReq, cfg.listN, okList, signal);
+    if (tgRest.errors) notes.push(`REST: ${tgRest.errors} answers not 200 with ${fx.many.count} tools`);
+
+    // MCP tools/list: Toolgate's agent endpoint (100 tools); floor: server-everything's own list.
+    const mcpLatencies = async (client, expectCount) => {
+      const latencies = new Float64Array(cfg.listN);
+      let errors = 0;
+      let count = 0;
+      for (let i = -Math.min(30, cfg.warmup); i < cfg.listN; i++) {
+        signal.throwIfAborted();
+        const t0 = now();
+        const { tools } = await client.listTools();
+        if (i >= 0) latencies[i] = now() - t0;
+        count = tools.length;
+        if (expectCount && tools.length !== expectCount) errors += 1;
+      }
+      return { latencies, errors, count };
+    };
+    const floorMcpClient = await mcpConnect(ctx.everything.url);
+    const tgMcpClient = await mcpConnect(`${ctx.stack.baseUrl}/v1/agents/${fx.many.agentId}/mcp`, { authorization: `Bearer ${fx.many.token}` });
+    let floorMcp;
+    let tgMcp;
+    try {
+      floorMcp = await mcpLatencies(floorMcpClient, 0);
+      tgMcp = await mcpLatencies(tgMcpClient, fx.many.count);
+    } finally {
+      await Promise.all([floorMcpClient.close().catch(() => undefined), tgMcpClient.close().catch(() => undefined)]);
+    }
+    if (tgMcp.errors) notes.push(`MCP: ${tgMcp.errors} lists without ${fx.many.count} tools`);
+    return {
+      metrics: {
+        floor_rest_p50: percentile(floorRest.latencies, 50),
+        floor_rest_p99: percentile(floorRest.latencies, 99),
+        tg_rest_p50: percentile(tgRest.latencies, 50),
+        tg_rest_p99: percentile(tgRest.latencies, 99),
+        floor_mcp_p50: percentile(floorMcp.latencies, 50),
+        floor_mcp_p99: percentile(floorMcp.latencies, 99),
+        tg_mcp_p50: percentile(tgMcp.latencies, 50),
+        tg_mcp_p99: percentile(tgMcp.latencies, 99),
+        rest_bytes: restBytes,
+        floor_mcp_tools: floorMcp.count,
+      },
+      notes,
+    };
+  } finally {
+    await Promise.all([tgClient.close(), floorClient.close()]);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 8. fairness: app B's background calls alone and while app A's calls hang
+
+export async function fairnessFixtures(ctx) {
+  const { stack, handler } = ctx;
+  const a = await constructorApp(stack, 'fair-a', [httpTool('slow', `${handler.url}/hang/fair`, 'background', { timeoutS: 10 })]);
+  const b = await constructorApp(stack, 'fair-b', [httpTool('quick', `${handler.url}/ok/fair`, 'background')]);
+  const agentA = await agentWith(stack, a.app, ['slow']);
+  const agentB = await agentWith(stack, b.app, ['quick']);
+  return { a: { ...agentA, app: a.app, tool: `${a.prefix}slow` }, b: { ...agentB, app: b.app, tool: `${b.prefix}quick` } };
+}
+
+/** Posts `count` calls (50 clients) and long-polls each until it finishes: latencies from POST to succeeded. */
+async function callsUntilDone(ctx, agent, count, dialog, signal) {
+  const client = ctx.stack.client;
+  const latencies = [];
+  const waiters = [];
+  let failures = 0;
+  const body = { tool: agent.tool, dialog_id: dialog, arguments: CALL_ARGUMENTS };
+  await inParallel(
+    count,
+    ctx.cfg.clients,
+    async () => {
+      const t0 = now();
+      const { body: call } = await client.call('POST', `/v1/agents/${agent.agentId}/tool-calls`, { token: agent.token, body, expect: 202, signal });
+      waiters.push(
+        (async () => {
+          for (;;) {
+            const { body: state } = await client.call('GET', `/v1/agents/${agent.agentId}/tool-calls/${call.call_id}?wait=30`, { token: agent.token, expect: 200, signal, timeoutMs: 45_000 });
+            if (TERMINAL.has(state.status)) {
+              if (state.status === 'succeeded') latencies.push(now() - t0);
+              else failures += 1;
+              return;
+            }
+          }
+        })(),
+      );
+    },
+    signal,
+  );
+  await Promise.all(waiters);
+  return { latencies, failures };
+}
+
+/** Posts `count` calls without waiting for them: their ids. */
+async function postCalls(ctx, agent, count, dialog, signal) {
+  const ids = [];
+  const body = { tool: agent.tool, dialog_id: dialog, arguments: CALL_ARGUMENTS };
+  await inParallel(
+    count,
+    ctx.cfg.clients,
+    async () => {
+      const { body: call } = await ctx.stack.client.call('POST', `/v1/agents/${agent.agentId}/tool-calls`, { token: agent.token, body, expect: 202, signal });
+      ids.push(call.call_id);
+    },
+    signal,
+  );
+  return ids;
+}
+
+export async function fairness(ctx, run, signal) {
+  const { cfg, fx } = ctx;
+  const notes = [];
+  await resetHandler(ctx);
+  const alone = await callsUntilDone(ctx, fx.b, cfg.fairB, `fair-alone-${run}`, signal);
+
+  const aIds = await postCalls(ctx, fx.a, cfg.fairA, `fair-load-${run}`, signal);
+  // A's calls are in flight once the worker has as many hanging as it can hold (or 15 s have passed).
+  const t0 = Date.now();
+  let hanging = 0;
+  await until(async () => {
+    hanging = (await handlerStats(ctx)).hanging;
+    return hanging >= Math.min(50, cfg.fairA) || Date.now() - t0 > 15_000;
+  }, 100, signal);
+  const loaded = await callsUntilDone(ctx, fx.b, cfg.fairB, `fair-loaded-${run}`, signal);
+  const aCounts = await countCalls({ stack: ctx.stack }, fx.a.app.id);
+
+  // Clean up: cancel A's calls, then answer the hanging requests so that the worker is free again.
+  await inParallel(aIds.length, cfg.clients, (i) => ctx.stack.client.call('POST', `/v1/agents/${fx.a.agentId}/tool-calls/${aIds[i]}/cancel`, { token: fx.a.token, body: {} }), signal);
+  await resetHandler(ctx);
+  const t1 = Date.now();
+  await until(async () => {
+    const counts = await countCalls(ctx, fx.a.app.id);
+    return !counts.in_progress || Date.now() - t1 > 20_000;
+  }, 200, signal);
+
+  if (alone.failures || loaded.failures) notes.push(`B: ${alone.failures + loaded.failures} calls did not succeed`);
+  notes.push(`A: ${hanging} requests hanging at the handler when B started; A's calls by status when B finished: ${JSON.stringify(aCounts)}`);
+  const m = {
+    alone_p50: percentile(alone.latencies, 50),
+    alone_p99: percentile(alone.latencies, 99),
+    loaded_p50: percentile(loaded.latencies, 50),
+    loaded_p99: percentile(loaded.latencies, 99),
+    hanging,
+  };
+  return { metrics: { ...m, ratio_p50: m.loaded_p50 / m.alone_p50, ratio_p99: m.loaded_p99 / m.alone_p99 }, notes };
+}

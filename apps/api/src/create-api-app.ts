@@ -18,7 +18,6 @@ export async function createApiApp(env: Env): Promise<INestApplication> {
   app.useBodyParser('json', { limit: '1mb' });
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.enableShutdownHooks();
   mountQueueDashboard(app);
 
   const document = SwaggerModule.createDocument(

@@ -1,9 +1,41 @@
 import { Logger } from '@nestjs/common';
+import type { Server } from 'node:http';
 import { developmentDefaultsInUse, loadEnvOrExit } from '../../../libs/config/src/index.js';
 import { createApiApp } from './create-api-app.js';
 
+/** How long a stopping API waits for requests in flight (long-polls included) before it cuts them. */
+const DRAIN_TIMEOUT_MS = 65_000;
+
 const env = loadEnvOrExit();
 const app = await createApiApp(env);
+const logger = new Logger('Api');
 for (const warning of developmentDefaultsInUse(env)) new Logger('Configuration').warn(`WARNING: ${warning}`);
 await app.listen(env.PORT);
-new Logger('Api').log(`Toolgate API on ${env.PUBLIC_BASE_URL} (docs: ${env.PUBLIC_BASE_URL}/docs)`);
+logger.log(`Toolgate API on ${env.PUBLIC_BASE_URL} (docs: ${env.PUBLIC_BASE_URL}/docs)`);
+
+// SIGTERM: stop accepting, let requests in flight finish (an instant call records its attempt),
+// then close the database and Redis. Nest's own hooks would close them first.
+let stopping = false;
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    logger.log(`${signal}: draining requests in flight`);
+    const server = app.getHttpServer() as Server;
+    const cut = setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS);
+    // Keep-alive connections turn idle as their requests finish: close them as they do.
+    const idle = setInterval(() => server.closeIdleConnections(), 100);
+    server.close(() => {
+      clearTimeout(cut);
+      clearInterval(idle);
+      void app
+        .close()
+        .catch(() => undefined) // the HTTP server is already closed
+        .finally(() => {
+          logger.log('stopped');
+          process.exit(0);
+        });
+    });
+    server.closeIdleConnections();
+  });
+}

@@ -4,18 +4,36 @@ import { NestFactory } from '@nestjs/core';
 import pino from 'pino';
 import { developmentDefaultsInUse, loadEnvOrExit } from '../../../libs/config/src/index.js';
 import { JsonLogger, pinoOptions } from '../../../libs/observability/src/index.js';
+import { QueueConsumer } from './queue-consumer.js';
 import { WorkerModule } from './worker.module.js';
 
 const env = loadEnvOrExit();
 const logger = new JsonLogger(pino(pinoOptions(env, 'worker')));
 for (const warning of developmentDefaultsInUse(env)) logger.warn(warning, 'Configuration');
+let app;
 try {
-  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(env), { bufferLogs: true, abortOnError: false });
+  app = await NestFactory.createApplicationContext(WorkerModule.forRoot(env), { bufferLogs: true, abortOnError: false });
   app.useLogger(logger);
-  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   await app.init();
   new Logger('Worker').log('Toolgate worker started');
 } catch (error) {
   logger.fatal(`Toolgate worker could not start: ${(error as Error).message}`, 'Worker');
   process.exit(1);
+}
+
+// SIGTERM: take no new jobs, let the attempts in flight finish and be recorded, then close.
+// Nest's own shutdown hooks would close the database first, under the running attempts.
+let stopping = false;
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    logger.log(`${signal}: finishing the attempts in flight`, 'Worker');
+    void (async () => {
+      await app.get(QueueConsumer).drain();
+      await app.close();
+      logger.log('stopped', 'Worker');
+      process.exit(0);
+    })();
+  });
 }

@@ -46,7 +46,11 @@ export class QueueConsumer implements OnApplicationBootstrap, OnApplicationShutd
     return processor.process(job, token);
   }
 
-  /** Lets jobs in flight finish, then disconnects. */
+  /** Stops taking jobs and lets the attempts in flight finish (they need the database: call before closing it). */
+  async drain(): Promise<void> {
+    await this.worker?.close();
+  }
+
   async onApplicationShutdown(): Promise<void> {
     await this.worker?.close();
   }

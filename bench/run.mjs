@@ -1,0 +1,421 @@
+#!/usr/bin/env node
+// Toolgate's benchmark suite: `node bench/run.mjs` (after `npm run build`). See bench/README.md.
+// Every row measures a floor (the same work without Toolgate) and Toolgate side by side, in the
+// same run, on loopback, with the handler in its own process; medians of BENCH_RUNS runs.
+import { execSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'undici';
+import { killAllSync, rssMiB, stopAll } from './lib/procs.mjs';
+import { ROOT, startEverything, startFloorWorker, startHandler, startRedis, startToolgate } from './lib/stack.mjs';
+import { fmt, fmtSpread, median, spread } from './lib/stats.mjs';
+import {
+  fairness, fairnessFixtures, instantLatency, instantThroughput, mainFixtures, mcpProxy, queuedThroughput, scheduleAccuracy, toolsList,
+} from './scenarios.mjs';
+
+const QUICK = process.env.BENCH_QUICK === '1';
+const num = (name, full, quick) => {
+  const value = Number(process.env[name] ?? (QUICK ? quick : full));
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
+  return value;
+};
+const cfg = {
+  quick: QUICK,
+  runs: num('BENCH_RUNS', 3, 1),
+  warmup: num('BENCH_WARMUP', 200, 50),
+  latencyN: num('BENCH_LATENCY_N', 2000, 200),
+  throughputN: num('BENCH_THROUGHPUT_N', 6000, 600),
+  clients: 50,
+  queuedN: num('BENCH_QUEUED', 20000, 1000),
+  scheduleN: num('BENCH_SCHEDULE_N', 1000, 100),
+  mcpN: num('BENCH_MCP_N', 500, 50),
+  listN: num('BENCH_LIST_N', 500, 50),
+  fairB: num('BENCH_FAIR_B', 200, 50),
+  fairA: num('BENCH_FAIR_A', 300, 100),
+  timeoutS: num('BENCH_TIMEOUT_S', 180, 120),
+};
+
+const log = (...args) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}]`, ...args);
+
+// ---------------------------------------------------------------------------------------------
+// Clean-up of everything started, whatever happens
+
+let stopping = false;
+async function cleanupAndExit(code) {
+  if (stopping) return;
+  stopping = true;
+  await Promise.race([
+    (async () => {
+      await ctx.stack?.stop().catch(() => undefined); // drops its schema too
+      await stopAll();
+    })(),
+    new Promise((r) => setTimeout(r, 10_000)),
+  ]);
+  process.exit(code);
+}
+process.on('exit', killAllSync);
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(signal, () => {
+    log(`${signal}: stopping everything`);
+    void cleanupAndExit(130);
+  });
+}
+process.on('unhandledRejection', (error) => log(`unhandled rejection (ignored): ${error?.message ?? error}`));
+
+// ---------------------------------------------------------------------------------------------
+// Running a row: BENCH_RUNS runs, each under a hard timeout
+
+async function withTimeout(fn, ms) {
+  const controller = new AbortController();
+  let timer;
+  const timeout = new Promise((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort(new Error('timed out'));
+      resolve({ timedOut: true });
+    }, ms);
+  });
+  try {
+    return await Promise.race([fn(controller.signal).then((value) => ({ value })), timeout]);
+  } finally {
+    clearTimeout(timer);
+    if (!controller.signal.aborted) controller.abort(new Error('done'));
+  }
+}
+
+const results = {};
+
+/** Runs `fn` cfg.runs times; returns false when the row failed or timed out (its stack is then suspect). */
+async function runRow(id, title, fn) {
+  const row = (results[id] = { title, runs: [], notes: [] });
+  for (let run = 1; run <= cfg.runs; run++) {
+    log(`row ${id} (${title}): run ${run}/${cfg.runs}`);
+    const t0 = Date.now();
+    try {
+      const outcome = await withTimeout((signal) => fn(run, signal), cfg.timeoutS * 1000);
+      if (outcome.timedOut) {
+        row.notes.push(`run ${run} timed out after ${cfg.timeoutS} s${run < cfg.runs ? '; later runs skipped' : ''}`);
+        row.timedOut = true;
+        log(`row ${id}: run ${run} timed out`);
+        return false;
+      }
+      row.runs.push(outcome.value.metrics);
+      for (const note of outcome.value.notes ?? []) row.notes.push(`run ${run}: ${note}`);
+      log(`row ${id}: run ${run} done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    } catch (error) {
+      row.notes.push(`run ${run} failed: ${error.message.split('\n')[0].slice(0, 300)}`);
+      row.failed = true;
+      log(`row ${id}: run ${run} failed: ${error.stack ?? error.message}`);
+      return false;
+    }
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The run
+
+const ctx = { cfg };
+const memory = {};
+
+async function startMain() {
+  ctx.stack = await startToolgate({ redisUrl: ctx.redis.url, scale: 1, label: 'main' });
+  ctx.fx = await mainFixtures(ctx);
+}
+
+async function main() {
+  if (!existsSync(join(ROOT, 'dist/apps/api/src/main.js')) || !existsSync(join(ROOT, 'dist/apps/worker/src/main.js'))) {
+    throw new Error('dist/ is missing: run `npm run build` first (or `npm run bench`)');
+  }
+  const started = Date.now();
+  log(`config: ${JSON.stringify(cfg)}`);
+  ctx.redis = await startRedis();
+  ctx.handler = await startHandler();
+  ctx.handlerClient = new Client(ctx.handler.url, { keepAliveTimeout: 30_000 });
+  ctx.everything = await startEverything();
+  ctx.floor = await startFloorWorker(ctx.redis.url, ctx.handler.url);
+  log(`redis ${ctx.redis.url}, handler ${ctx.handler.url}, server-everything ${ctx.everything.url}`);
+
+  // Main stack (RETRY_TIME_SCALE=1): rows 1, 2, 5, 6, 3 and 7.
+  log('starting Toolgate (main stack)');
+  await startMain();
+  await new Promise((r) => setTimeout(r, 2_000));
+  memory.api_idle = rssMiB(ctx.stack.api.pid);
+  memory.worker_idle = rssMiB(ctx.stack.worker.pid);
+  memory.floor_worker_idle = rssMiB(ctx.floor.pid);
+  log(`idle RSS: API ${fmt(memory.api_idle)} MiB, worker ${fmt(memory.worker_idle)} MiB`);
+
+  const mainRows = [
+    ['1', 'instant call latency, 1 client', instantLatency],
+    ['2', 'instant call throughput, 50 clients', instantThroughput],
+    ['5', 'MCP proxy (echo)', mcpProxy],
+    ['6', 'agent tools/list, 100 tools', toolsList],
+    ['3', `queued throughput, background, ${cfg.queuedN.toLocaleString('en-US')} calls`, queuedThroughput],
+  ];
+  for (const [id, title, fn] of mainRows) {
+    if (!ctx.stack) {
+      log('restarting the main stack after a failed row');
+      await startMain();
+    }
+    const ok = await runRow(id, title, (run, signal) => fn(ctx, run, signal));
+    if (!ok) {
+      await ctx.stack.stop();
+      ctx.stack = undefined;
+    }
+  }
+  if (ctx.stack) await ctx.stack.stop();
+  ctx.stack = undefined;
+
+  // Fairness on a fresh stack (RETRY_TIME_SCALE=1).
+  log('starting Toolgate (fairness stack)');
+  try {
+    ctx.stack = await startToolgate({ redisUrl: ctx.redis.url, scale: 1, label: 'fair' });
+    ctx.fx = await fairnessFixtures(ctx);
+    await runRow('8', 'fairness: app B while app A hangs', (run, signal) => fairness(ctx, run, signal));
+  } catch (error) {
+    (results['8'] ??= { title: 'fairness: app B while app A hangs', runs: [], notes: [] }).notes.push(`setup failed: ${error.message.split('\n')[0]}`);
+    log(error.stack);
+  } finally {
+    await ctx.stack?.stop();
+    ctx.stack = undefined;
+  }
+
+  // Schedule accuracy on a stack with RETRY_TIME_SCALE=0.01.
+  log('starting Toolgate (schedule stack, RETRY_TIME_SCALE=0.01)');
+  try {
+    ctx.stack = await startToolgate({ redisUrl: ctx.redis.url, scale: 0.01, label: 'sched' });
+    await runRow('4', 'schedule accuracy, wait calls to /fail-twice', (run, signal) => scheduleAccuracy(ctx, run, signal));
+  } catch (error) {
+    (results['4'] ??= { title: 'schedule accuracy, wait calls to /fail-twice', runs: [], notes: [] }).notes.push(`setup failed: ${error.message.split('\n')[0]}`);
+    log(error.stack);
+  } finally {
+    await ctx.stack?.stop();
+    ctx.stack = undefined;
+  }
+
+  await ctx.handlerClient.close();
+  const report = buildReport((Date.now() - started) / 1000);
+  console.log(report.table);
+  console.log(report.cpuTable);
+  writeFileSync(join(ROOT, 'bench/RESULTS.md'), report.markdown);
+  log('wrote bench/RESULTS.md');
+}
+
+// ---------------------------------------------------------------------------------------------
+// The report
+
+const values = (id, key) => (results[id]?.runs ?? []).map((r) => r[key]).filter((v) => typeof v === 'number');
+const med = (id, key) => median(values(id, key));
+
+function line(id, metric, { floor, tg, vs, vsUnit = '', unit = 'ms', goal = '', met, floorText, tgText }) {
+  const floorCell = floorText ?? (floor ? fmtSpread(values(id, floor), unit) : '–');
+  const tgCell = tgText ?? (tg ? fmtSpread(values(id, tg), unit) : '–');
+  let vsCell = '–';
+  if (vs) {
+    const s = spread(values(id, vs));
+    const sign = vsUnit === 'ms' && s.median > 0 ? '+' : '';
+    vsCell = s.n === 0 ? '–' : `${sign}${vsUnit === '×' ? `${fmt(s.median)}×` : fmt(s.median, vsUnit)}${s.n > 1 ? ` (${fmt(s.min)}–${fmt(s.max)})` : ''}`;
+  }
+  let metCell = '';
+  if (met !== undefined) {
+    const verdict = met();
+    metCell = verdict === null ? '–' : verdict ? 'yes' : '**no**';
+  }
+  return { id, title: results[id]?.title ?? '', metric, floor: floorCell, tg: tgCell, vs: vsCell, goal, met: metCell };
+}
+
+const known = (v) => Number.isFinite(v);
+const check = (value, test) => (known(value) ? test(value) : null);
+
+function tableLines() {
+  const L = [];
+  L.push(line('1', 'p50', { floor: 'floor_p50', tg: 'tg_p50', vs: 'added_p50', vsUnit: 'ms', goal: 'added p50 ≤ 1 ms', met: () => check(med('1', 'added_p50'), (v) => v <= 1) }));
+  L.push(line('1', 'p99', { floor: 'floor_p99', tg: 'tg_p99', vs: 'added_p99', vsUnit: 'ms', goal: 'added p99 ≤ 5 ms', met: () => check(med('1', 'added_p99'), (v) => v <= 5) }));
+  L.push(line('2', 'calls/s', { floor: 'floor_rate', tg: 'tg_rate', unit: '/s', vs: 'ratio', vsUnit: '×', goal: '≥ 3,000 calls/s', met: () => check(med('2', 'tg_rate'), (v) => v >= 3000) }));
+  L.push(line('2', 'p99 under load', { floor: 'floor_p99', tg: 'tg_p99' }));
+  L.push(line('3', 'end to end, calls/s', { floor: 'floor_rate', tg: 'tg_rate', unit: '/s', vs: 'ratio', vsUnit: '×', goal: '≥ 2,000 calls/s', met: () => check(med('3', 'tg_rate'), (v) => v >= 2000) }));
+  L.push(line('3', 'accepted (enqueue only), calls/s', { floor: 'floor_enqueue_rate', tg: 'tg_accept_rate', unit: '/s' }));
+  for (const [a, off] of [['a2', '150 ms'], ['a3', '600 ms']]) {
+    L.push(line('4', `attempt ${a[1]} (offset ${off}) lateness p50`, { floor: `floor_${a}_p50`, tg: `tg_${a}_p50` }));
+    L.push(line('4', `attempt ${a[1]} lateness p99`, { floor: `floor_${a}_p99`, tg: `tg_${a}_p99`, goal: 'p99 ≤ 50 ms', met: () => check(med('4', `tg_${a}_p99`), (v) => v <= 50) }));
+    L.push(line('4', `attempt ${a[1]} lateness max (min)`, {
+      floor: `floor_${a}_max`,
+      tg: `tg_${a}_max`,
+      tgText: `${fmtSpread(values('4', `tg_${a}_max`), 'ms')} (min ${fmt(med('4', `tg_${a}_min`))})`,
+      floorText: `${fmtSpread(values('4', `floor_${a}_max`), 'ms')} (min ${fmt(med('4', `floor_${a}_min`))})`,
+    }));
+  }
+  L.push(line('5', 'tools/call p50', { floor: 'floor_p50', tg: 'tg_p50', vs: 'ratio_p50', vsUnit: '×', goal: '≤ 1.5× floor', met: () => check(med('5', 'ratio_p50'), (v) => v <= 1.5) }));
+  L.push(line('5', 'tools/call p99', { floor: 'floor_p99', tg: 'tg_p99', vs: 'ratio_p99', vsUnit: '×' }));
+  L.push(line('6', 'REST GET /tools p50 (floor: same bytes from node:http)', { floor: 'floor_rest_p50', tg: 'tg_rest_p50', goal: 'p50 ≤ 5 ms', met: () => check(med('6', 'tg_rest_p50'), (v) => v <= 5) }));
+  L.push(line('6', 'REST GET /tools p99', { floor: 'floor_rest_p99', tg: 'tg_rest_p99' }));
+  L.push(line('6', `MCP tools/list p50 (floor: server-everything, ${fmt(med('6', 'floor_mcp_tools'))} tools)`, { floor: 'floor_mcp_p50', tg: 'tg_mcp_p50', goal: 'p50 ≤ 5 ms', met: () => check(med('6', 'tg_mcp_p50'), (v) => v <= 5) }));
+  L.push(line('6', 'MCP tools/list p99', { floor: 'floor_mcp_p99', tg: 'tg_mcp_p99' }));
+  const mem = (v) => (known(v) ? `${fmt(v)} MiB` : '–');
+  results['7'] = { title: 'memory (RSS)', runs: results['3']?.runs ?? [], notes: [] };
+  L.push(line('7', 'API idle after setup', { tgText: mem(memory.api_idle) }));
+  L.push(line('7', 'API max during row 3', { tg: 'rss_api_max', unit: 'MiB' }));
+  L.push(line('7', 'API at end of row 3', { tg: 'rss_api_end', unit: 'MiB' }));
+  L.push(line('7', 'worker idle (floor: the BullMQ floor worker)', { floorText: mem(memory.floor_worker_idle), tgText: mem(memory.worker_idle) }));
+  L.push(line('7', 'worker max during row 3 (floor: floor worker)', { floor: 'rss_floor_worker_max', tg: 'rss_worker_max', unit: 'MiB' }));
+  L.push(line('7', 'worker at end of row 3', { tg: 'rss_worker_end', unit: 'MiB' }));
+  L.push(line('8', "B p50, POST → succeeded (floor: B alone; Toolgate: with A's load)", { floor: 'alone_p50', tg: 'loaded_p50', vs: 'ratio_p50', vsUnit: '×' }));
+  L.push(line('8', 'B p99 (floor: B alone; Toolgate: with A\'s load)', { floor: 'alone_p99', tg: 'loaded_p99', vs: 'ratio_p99', vsUnit: '×', goal: 'with A ≤ 2× alone', met: () => check(med('8', 'ratio_p99'), (v) => v <= 2) }));
+  return L;
+}
+
+const CPU_PARTS = ['api', 'worker', 'postgres', 'redis', 'handler', 'floor_worker', 'bench_client'];
+
+function cpuRows() {
+  const rows = [];
+  const add = (id, label, key, per) => {
+    const runs = (results[id]?.runs ?? []).map((r) => r[key]).filter(Boolean);
+    if (!runs.length) return;
+    const m = Object.fromEntries([...CPU_PARTS, 'machine_busy_pct'].map((p) => [p, median(runs.map((r) => r[p]))]));
+    m.total = CPU_PARTS.reduce((sum, p) => sum + (known(m[p]) ? m[p] : 0), 0);
+    rows.push({ id, label, per, ...m });
+  };
+  add('1', 'instant latency: floor', 'cpu_floor', 'request');
+  add('1', 'instant latency: Toolgate', 'cpu_tg', 'call');
+  add('2', 'instant throughput: floor', 'cpu_floor', 'request');
+  add('2', 'instant throughput: Toolgate', 'cpu_tg', 'call');
+  add('3', 'queued: floor (BullMQ)', 'cpu_floor', 'job');
+  add('3', 'queued: Toolgate', 'cpu_tg', 'call');
+  add('5', 'MCP echo: floor', 'cpu_floor', 'call');
+  add('5', 'MCP echo: Toolgate', 'cpu_tg', 'call');
+  return rows;
+}
+
+function markdownTable(headers, rows) {
+  const esc = (s) => String(s).replace(/\|/g, '\\|');
+  return [`| ${headers.join(' | ')} |`, `| ${headers.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`)].join('\n');
+}
+
+function obstacles(lines, cpu) {
+  const out = [];
+  const r1 = { floor: med('1', 'floor_p50'), tg: med('1', 'tg_p50'), added: med('1', 'added_p50'), added99: med('1', 'added_p99') };
+  const cpuOf = (label) => cpu.find((c) => c.label === label);
+  const c1 = cpuOf('instant latency: Toolgate');
+  if (known(r1.added)) {
+    out.push(
+      `- **Instant calls, one client**: Toolgate adds ${fmt(r1.added)} ms at p50 and ${fmt(r1.added99)} ms at p99 over a bare POST to the same handler (${fmt(r1.floor)} ms). ` +
+        (c1 ? `One call costs ${fmt(c1.api)} ms of API CPU and ${fmt(c1.postgres)} ms of Postgres CPU (${fmt(c1.total)} ms in all processes), so most of the added time is CPU work in the API and the database round trips it waits on, not the network. ` : '') +
+        (r1.added <= 1 ? 'The p50 goal (≤ 1 ms) is met.' : `The p50 goal (≤ 1 ms) is missed by ${fmt(r1.added - 1)} ms.`),
+    );
+  }
+  for (const [id, label, goal] of [['2', 'instant throughput: Toolgate', 3000], ['3', 'queued: Toolgate', 2000]]) {
+    const rate = med(id, 'tg_rate');
+    const c = cpuOf(label);
+    if (!known(rate) || !c) continue;
+    const parts = CPU_PARTS.filter((p) => known(c[p]) && c[p] > 0).sort((a, b) => c[b] - c[a]);
+    const bound = (os.cpus().length * 1000) / c.total;
+    out.push(
+      `- **${id === '2' ? 'Instant throughput (50 clients)' : 'Queued throughput'}**: ${fmt(rate)} calls/s (${fmt(med(id, 'ratio'))}× the floor's ${fmt(med(id, 'floor_rate'))}/s; goal ${goal.toLocaleString('en-US')}/s). ` +
+        `The machine was ${fmt(c.machine_busy_pct)} % busy; each call cost ${fmt(c.total)} ms of CPU in all: ${parts.map((p) => `${p.replace('_', ' ')} ${fmt(c[p])}`).join(', ')} (ms). ` +
+        `At that cost ${os.cpus().length} cores cap the rate near ${fmt(bound)} calls/s, so ` +
+        (rate >= goal ? 'the goal is met.' : `the goal needs the CPU per call cut by about ${fmt((1 - rate / goal) * 100)} % (the largest share: ${parts[0]?.replace('_', ' ')}), or more cores.`),
+    );
+  }
+  const late = Math.max(med('4', 'tg_a2_p99'), med('4', 'tg_a3_p99'));
+  if (known(late)) {
+    const floorLate = Math.max(med('4', 'floor_a2_p99'), med('4', 'floor_a3_p99'));
+    out.push(
+      `- **Retry schedule**: attempts 2 and 3 arrive at most ${fmt(late)} ms late at p99 (max ${fmt(Math.max(med('4', 'tg_a2_max'), med('4', 'tg_a3_max')))} ms); bare BullMQ delayed jobs on the same Redis: ${fmt(floorLate)} ms. ` +
+        (late <= 50 ? 'Within the 50 ms goal.' : `Over the 50 ms goal; ${known(floorLate) && floorLate <= 50 ? 'BullMQ itself is within it, so the delay is Toolgate’s own (bookkeeping before the next attempt, or a busy worker).' : 'BullMQ itself is over it too on this machine.'}`),
+    );
+  }
+  const mcp = med('5', 'ratio_p50');
+  if (known(mcp)) {
+    out.push(
+      `- **MCP proxy**: a tools/call through Toolgate takes ${fmt(med('5', 'tg_p50'))} ms at p50, ${fmt(mcp)}× the direct call (${fmt(med('5', 'floor_p50'))} ms); ` +
+        (mcp <= 1.5 ? 'within the 1.5× goal.' : 'over the 1.5× goal: each call is a fresh stateless MCP server per request on the agent side plus a call recorded in Postgres and a hop to the app’s MCP server.'),
+    );
+  }
+  const list = [med('6', 'tg_rest_p50'), med('6', 'tg_mcp_p50')];
+  if (list.every(known)) {
+    out.push(`- **tools/list, 100 tools**: REST ${fmt(list[0])} ms, MCP ${fmt(list[1])} ms at p50 (goal ≤ 5 ms; ${med('6', 'rest_bytes') ? `${fmt(med('6', 'rest_bytes') / 1024)} KiB of JSON; ` : ''}the same bytes from plain node:http: ${fmt(med('6', 'floor_rest_p50'))} ms).`);
+  }
+  if (known(med('3', 'rss_api_max'))) {
+    out.push(`- **Memory**: API ${fmt(memory.api_idle)} MiB idle → ${fmt(med('3', 'rss_api_max'))} MiB max under the queued load; worker ${fmt(memory.worker_idle)} → ${fmt(med('3', 'rss_worker_max'))} MiB (the bare BullMQ floor worker: ${fmt(med('3', 'rss_floor_worker_max'))} MiB).`);
+  }
+  const fair = med('8', 'ratio_p99');
+  if (known(fair)) {
+    out.push(
+      `- **Fairness**: app B's p99 from POST to succeeded is ${fmt(med('8', 'alone_p99'))} ms alone and ${fmt(med('8', 'loaded_p99'))} ms while app A has ${cfg.fairA} calls hanging (${fmt(fair)}×). ` +
+        (fair <= 2 ? 'A slow app does not hold B back.' : `One app's hanging handler holds every other app's deliveries back: with WORKER_CONCURRENCY=50 and a 10 s attempt timeout, A's calls occupy every worker slot (${fmt(med('8', 'hanging'))} requests were hanging at the handler) and B's jobs wait behind them in the shared queue. A per-app cap on deliveries in flight (APP_DELIVERY_CONCURRENCY, in progress) is what this row checks.`),
+    );
+  }
+  for (const [id, row] of Object.entries(results)) {
+    if (row.timedOut || row.failed) out.push(`- Row ${id} (${row.title}) ${row.timedOut ? 'timed out' : 'failed'}: ${row.notes.at(-1)}`);
+  }
+  const missed = lines.filter((l) => l.met === '**no**').map((l) => `${l.id} ${l.metric}`);
+  if (missed.length) out.unshift(`Goals missed: ${missed.join('; ')}.`, '');
+  return out.join('\n');
+}
+
+function machineInfo() {
+  const cpuModel = (() => {
+    try {
+      return /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? os.cpus()[0]?.model;
+    } catch {
+      return os.cpus()[0]?.model;
+    }
+  })();
+  const sh = (cmd) => {
+    try {
+      return execSync(cmd, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    } catch {
+      return '?';
+    }
+  };
+  const commit = sh('git rev-parse --short HEAD');
+  const dirty = sh('git status --porcelain --untracked-files=no') ? ' (with uncommitted changes)' : '';
+  return { nproc: sh('nproc'), node: process.version, cpuModel, memGiB: os.totalmem() / 2 ** 30, commit: `${commit}${dirty}`, redis: sh('redis-server --version').split(' ')[2] ?? '?' };
+}
+
+function buildReport(seconds) {
+  const lines = tableLines();
+  const headers = ['#', 'row', 'metric', 'floor', 'Toolgate', 'Toolgate vs floor', 'goal', 'met'];
+  const tableRows = lines.map((l) => [l.id, l.title, l.metric, l.floor, l.tg, l.vs, l.goal, l.met]);
+  const table = markdownTable(headers, tableRows);
+  const cpu = cpuRows();
+  const cpuTable = markdownTable(
+    ['#', 'side', 'per', ...CPU_PARTS.map((p) => p.replace('_', ' ')), 'all', 'machine busy'],
+    cpu.map((c) => [c.id, c.label, c.per, ...CPU_PARTS.map((p) => fmt(c[p])), fmt(c.total), `${fmt(c.machine_busy_pct)} %`]),
+  );
+  const info = machineInfo();
+  const notes = Object.entries(results)
+    .filter(([, r]) => r.notes.length)
+    .map(([id, r]) => `- Row ${id} (${r.title}): ${r.notes.join('; ')}`)
+    .join('\n');
+  const markdown = `# Toolgate benchmark results
+
+Written by \`node bench/run.mjs\` on ${new Date().toISOString()} (${fmt(seconds / 60)} min). What each row measures: [README.md](README.md).
+
+- machine: \`nproc\` = ${info.nproc}, ${info.cpuModel}, ${fmt(info.memGiB)} GiB RAM; shared with other work while it ran
+- node ${info.node}, redis-server ${info.redis}, Postgres at 127.0.0.1:5432; Toolgate commit ${info.commit}
+- runs: ${cfg.runs}${cfg.quick ? ' (BENCH_QUICK=1: small N, not for conclusions)' : ''}; cells are the median of the runs with (min–max) across runs
+- N: latency ${cfg.latencyN} (+${cfg.warmup} warm-up), throughput ${cfg.throughputN}, queued ${cfg.queuedN}, schedule ${cfg.scheduleN}, MCP ${cfg.mcpN}, list ${cfg.listN}, fairness B ${cfg.fairB} / A ${cfg.fairA}; 50 clients where in flight
+
+${table}
+
+## CPU time per call (ms, median of runs)
+
+Measured from /proc (user + system) over each measured phase and divided by the calls made: who spends the two cores.
+"postgres" is every \`postgres\` process on the machine (other users of it count too); "all" is the sum of the columns.
+
+${cpuTable}
+
+## What stands in the way
+
+${obstacles(lines, cpu)}
+${notes ? `\n## Notes from the runs\n\n${notes}\n` : ''}`;
+  return { table, cpuTable, markdown };
+}
+
+main()
+  .then(() => cleanupAndExit(0))
+  .catch(async (error) => {
+    log(`failed: ${error.stack ?? error.message}`);
+    await cleanupAndExit(1);
+  });

@@ -1,0 +1,90 @@
+// SIGTERM loses nothing: the API finishes the requests in flight, the worker its attempts in flight.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { freePort, startLocalRedis, type LocalService } from '../scripts/local-services.js';
+import { agentWithTools, httpTool } from './support/fixtures.js';
+import { type AppProcess, buildDist, startAppProcess } from './support/processes.js';
+import { TEST_SECRETS_KEYS, freshDatabase, requester } from './support/test-api.js';
+import { TEST_JWT_SECRET } from './support/tokens.js';
+import { WebhookHandler } from './support/webhook-handler.js';
+
+let redis: LocalService;
+let handler: WebhookHandler;
+let env: Record<string, string>;
+let db: pg.Pool;
+const processes: AppProcess[] = [];
+
+beforeAll(async () => {
+  buildDist();
+  redis = await startLocalRedis();
+  handler = await new WebhookHandler().start();
+  const { databaseUrl, schema } = await freshDatabase();
+  env = {
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: redis.url,
+    AUTH_JWT_SECRET: TEST_JWT_SECRET,
+    SECRETS_KEYS: TEST_SECRETS_KEYS,
+    ALLOW_PRIVATE_NETWORK: 'true',
+    LOG_LEVEL: 'info',
+    WORKER_METRICS_PORT: '0',
+  };
+  const url = new URL(databaseUrl);
+  url.searchParams.delete('schema');
+  db = new pg.Pool({ connectionString: url.toString(), options: `-c search_path=${schema}`, max: 2 });
+}, 120_000);
+
+afterAll(async () => {
+  for (const p of processes) await p.kill('SIGKILL');
+  await handler?.stop();
+  await redis?.stop();
+  await db?.end();
+});
+
+async function startApi() {
+  const port = await freePort();
+  const api = startAppProcess('api', { ...env, PORT: String(port) });
+  processes.push(api);
+  await api.waitForOutput(/Toolgate API on/);
+  return { api, request: requester(`http://127.0.0.1:${port}`) };
+}
+
+describe('SIGTERM', () => {
+  it('lets the API finish an instant call in flight before it exits', async () => {
+    const { api, request } = await startApi();
+    const ctx = await agentWithTools({ request }, [httpTool({ handler_url: handler.url('/slow-instant') })]);
+    handler.secrets = [ctx.app.webhook_secret];
+    handler.on('/slow-instant', () => ({ status: 200, body: '{"late":true}', headers: { 'content-type': 'application/json' }, delayMs: 1500 }));
+    const pending = request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body: { tool: `${ctx.app.name.replace(/-/g, '_')}_find_customer`, dialog_id: 'd', arguments: { customer_id: 'c' } } });
+    while (handler.at('/slow-instant').length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    const exited = new Promise<number | null>((resolve) => api.child.once('exit', (code) => resolve(code)));
+    api.child.kill('SIGTERM');
+    const response = await pending;
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ status: 'succeeded', result: { late: true } });
+    expect(await exited).toBe(0);
+    expect(api.output()).toMatch(/draining requests in flight/);
+  }, 30_000);
+
+  it('lets the worker finish and record its attempts in flight before it exits', async () => {
+    const { request } = await startApi();
+    const worker = startAppProcess('worker', env);
+    processes.push(worker);
+    await worker.waitForOutput(/Toolgate worker started/);
+    const ctx = await agentWithTools({ request }, [httpTool({ handler_url: handler.url('/slow-queued'), execution_mode: 'background', retry_window: '5m' })]);
+    handler.secrets = [ctx.app.webhook_secret];
+    handler.on('/slow-queued', () => ({ status: 200, body: 'ok', delayMs: 1500 }));
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      const accepted = await request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body: { tool: `${ctx.app.name.replace(/-/g, '_')}_find_customer`, dialog_id: 'd', arguments: { customer_id: 'c' } } });
+      ids.push(accepted.body.call_id);
+    }
+    while (handler.at('/slow-queued').length < 5) await new Promise((resolve) => setTimeout(resolve, 10));
+    const exited = new Promise<number | null>((resolve) => worker.child.once('exit', (code) => resolve(code)));
+    worker.child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const { rows } = await db.query('SELECT status FROM tool_calls WHERE id = ANY($1)', [ids]);
+    expect(rows.map((r) => r.status)).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded', 'succeeded']);
+    const attempts = await db.query('SELECT count(*)::int AS n FROM tool_call_attempts WHERE call_id = ANY($1)', [ids]);
+    expect(attempts.rows[0].n).toBe(5);
+  }, 30_000);
+});

@@ -116,11 +116,12 @@ async function countCalls(ctx, appId) {
   return Object.fromEntries(rows.map((r) => [r.status, r.n]));
 }
 
-/** Polls until `predicate()` is true (every `everyMs`). */
-async function until(predicate, everyMs, signal) {
+/** Polls until `predicate()` is true (every `everyMs`): true, or false once `deadline` (epoch ms) has passed. */
+async function until(predicate, everyMs, signal, deadline = Infinity) {
   for (;;) {
     signal.throwIfAborted();
-    if (await predicate()) return;
+    if (await predicate()) return true;
+    if (Date.now() > deadline) return false;
     await sleep(everyMs);
   }
 }
@@ -251,7 +252,7 @@ export async function queuedThroughput(ctx, run, signal) {
   }
 
   // Toolgate: n POST tool-calls of a background tool (50 clients) until every call is succeeded in Postgres.
-  const path = `/ok/queued-${run}`;
+  const path = `/ok/queued-${run}-${randomUUID().slice(0, 8)}`;
   const app = await constructorApp(stack, 'queued', [httpTool('deliver', `${ctx.handler.url}${path}`, 'background')]);
   const agent = await agentWith(stack, app.app, ['deliver']);
   const pool = new Pool(stack.baseUrl, { connections: cfg.clients, keepAliveTimeout: 30_000 });
@@ -264,24 +265,34 @@ export async function queuedThroughput(ctx, run, signal) {
     const acceptedMs = now() - t0;
     const expected = n - accepted.errors;
     if (accepted.errors) notes.push(`Toolgate: ${accepted.errors} POSTs not 202 (first: ${accepted.firstError})`);
-    // The handler's count is cheap to poll; Postgres is polled only for the last stretch.
-    await until(async () => ((await handlerStats(ctx)).counts[path] ?? 0) >= expected, 100, signal);
+    // The handler's count is cheap to poll; Postgres is polled only for the last stretch. A run
+    // that cannot finish within its budget reports the rate it reached (and its stack is restarted).
+    const deadline = Date.now() + ctx.cfg.queuedBudgetS * 1000 - acceptedMs;
     let counts = {};
-    await until(async () => {
-      counts = await countCalls(ctx, app.app.id);
-      return (counts.succeeded ?? 0) + (counts.failed ?? 0) + (counts.cancelled ?? 0) >= expected;
-    }, 20, signal);
+    const finished = () => (counts.succeeded ?? 0) + (counts.failed ?? 0) + (counts.cancelled ?? 0);
+    let complete = await until(async () => ((await handlerStats(ctx)).counts[path] ?? 0) >= expected, 100, signal, deadline);
+    if (complete) {
+      complete = await until(async () => {
+        counts = await countCalls(ctx, app.app.id);
+        return finished() >= expected;
+      }, 20, signal, deadline);
+    }
     const elapsed = now() - t0;
-    const tgCpu = cpu.stop(expected);
+    if (!complete) counts = await countCalls(ctx, app.app.id);
+    const done = finished();
+    const tgCpu = cpu.stop(Math.max(1, done));
     const max = rss.stop();
+    if (!complete) notes.push(`Toolgate: only ${done} of ${expected} calls finished within the ${ctx.cfg.queuedBudgetS} s budget: the rate is over that time`);
     if (counts.failed || counts.cancelled) notes.push(`Toolgate: ${counts.failed ?? 0} failed, ${counts.cancelled ?? 0} cancelled calls`);
     const delivered = (await handlerStats(ctx)).counts[path] ?? 0;
-    if (delivered > expected) notes.push(`Toolgate: the handler got ${delivered} requests for ${expected} calls (duplicates)`);
+    if (complete && delivered > expected) notes.push(`Toolgate: the handler got ${delivered} requests for ${expected} calls (duplicates)`);
+    const tgRate = ((counts.succeeded ?? 0) * 1000) / elapsed;
     return {
+      dirty: !complete,
       metrics: {
         floor_rate: floor.rate,
-        tg_rate: ((counts.succeeded ?? 0) * 1000) / elapsed,
-        ratio: ((counts.succeeded ?? 0) * 1000) / elapsed / floor.rate,
+        tg_rate: tgRate,
+        ratio: tgRate / floor.rate,
         tg_accept_rate: (n * 1000) / acceptedMs,
         floor_enqueue_rate: (n * 1000) / floor.enqueuedMs,
         cpu_floor: floor.cpu,
@@ -335,7 +346,7 @@ export async function scheduleAccuracy(ctx, run, signal) {
   await resetHandler(ctx);
 
   // Floor: the same three-attempt schedule with bare BullMQ delayed jobs (floor-worker.mjs).
-  const floorPath = `/fail-twice-floor/r${run}`;
+  const floorPath = `/fail-twice-floor/r${run}-${randomUUID().slice(0, 8)}`;
   const connection = new Redis(ctx.redis.url, { maxRetriesPerRequest: null });
   const queue = new Queue('floor', { connection, prefix: 'benchfloor' });
   try {
@@ -350,7 +361,7 @@ export async function scheduleAccuracy(ctx, run, signal) {
   const floorStats = lateness((await handlerStats(ctx, floorPath)).events ?? {}, offsets);
 
   // Toolgate: n wait calls to /fail-twice, 50 clients.
-  const path = `/fail-twice/r${run}`;
+  const path = `/fail-twice/r${run}-${randomUUID().slice(0, 8)}`;
   const app = await constructorApp(stack, 'sched', [httpTool('flaky', `${ctx.handler.url}${path}`, 'wait')]);
   const agent = await agentWith(stack, app.app, ['flaky']);
   const pool = new Pool(stack.baseUrl, { connections: cfg.clients, keepAliveTimeout: 30_000 });
@@ -569,15 +580,19 @@ export async function fairness(ctx, run, signal) {
   const alone = await callsUntilDone(ctx, fx.b, cfg.fairB, `fair-alone-${run}`, signal);
 
   const aIds = await postCalls(ctx, fx.a, cfg.fairA, `fair-load-${run}`, signal);
-  // A's calls are in flight once the worker has as many hanging as it can hold (or 15 s have passed).
+  // A's calls are in flight once the handler holds as many as the worker lets run: the number of
+  // hanging requests stops growing for 1.5 s (or reaches WORKER_CONCURRENCY; at most 15 s).
   const t0 = Date.now();
   let hanging = 0;
+  let stableSince = Date.now();
   await until(async () => {
-    hanging = (await handlerStats(ctx)).hanging;
-    return hanging >= Math.min(50, cfg.fairA) || Date.now() - t0 > 15_000;
+    const current = (await handlerStats(ctx)).hanging;
+    if (current !== hanging) stableSince = Date.now();
+    hanging = current;
+    return hanging >= Math.min(50, cfg.fairA) || (hanging > 0 && Date.now() - stableSince >= 1_500) || Date.now() - t0 > 15_000;
   }, 100, signal);
   const loaded = await callsUntilDone(ctx, fx.b, cfg.fairB, `fair-loaded-${run}`, signal);
-  const aCounts = await countCalls({ stack: ctx.stack }, fx.a.app.id);
+  const aCounts = await countCalls(ctx, fx.a.app.id);
 
   // Clean up: cancel A's calls, then answer the hanging requests so that the worker is free again.
   await inParallel(aIds.length, cfg.clients, (i) => ctx.stack.client.call('POST', `/v1/agents/${fx.a.agentId}/tool-calls/${aIds[i]}/cancel`, { token: fx.a.token, body: {} }), signal);

@@ -2,57 +2,39 @@
 // Redis of this file's own (so FLUSHALL and a key scan touch nothing else).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import pg from 'pg';
-import { freePort, startLocalRedis, type LocalService } from '../scripts/local-services.js';
+import { freePort } from '../scripts/local-services.js';
 import { agentWithTools, httpTool } from './support/fixtures.js';
-import { type AppProcess, buildDist, startAppProcess } from './support/processes.js';
-import { TEST_SECRETS_KEYS, freshDatabase, requester } from './support/test-api.js';
-import { TEST_JWT_SECRET } from './support/tokens.js';
+import { type AppProcess, type ProcessFixture, processFixture, startAppProcess } from './support/processes.js';
+import { requester } from './support/test-api.js';
 import { WebhookHandler } from './support/webhook-handler.js';
 
 const PRIVATE_VALUE = 'pd-1f6e0c-never-in-redis-or-logs';
-let redis: LocalService;
+let fixture: ProcessFixture;
 let handler: WebhookHandler;
 let api: AppProcess;
 let worker: AppProcess;
 let env: Record<string, string>;
 let request: ReturnType<typeof requester>;
-let db: pg.Pool;
+let db: ProcessFixture['db'];
 const outputs: string[] = [];
 
 beforeAll(async () => {
-  buildDist();
-  redis = await startLocalRedis();
-  handler = await new WebhookHandler().start();
-  const { databaseUrl, schema } = await freshDatabase();
   const port = await freePort();
-  env = {
-    DATABASE_URL: databaseUrl,
-    REDIS_URL: redis.url,
-    AUTH_JWT_SECRET: TEST_JWT_SECRET,
-    SECRETS_KEYS: TEST_SECRETS_KEYS,
-    ALLOW_PRIVATE_NETWORK: 'true',
-    RETRY_TIME_SCALE: '0.2',
-    RECONCILE_INTERVAL_MS: '300',
-    LOG_LEVEL: 'debug',
-    PORT: String(port),
-  };
+  fixture = await processFixture({ RETRY_TIME_SCALE: '0.2', RECONCILE_INTERVAL_MS: '300', LOG_LEVEL: 'debug', PORT: String(port) });
+  ({ env, db } = fixture);
+  handler = await new WebhookHandler().start();
   api = startAppProcess('api', env);
   worker = startAppProcess('worker', env);
   await api.waitForOutput(/Toolgate API on/);
   await worker.waitForOutput(/Toolgate worker started/);
   request = requester(`http://127.0.0.1:${port}`);
-  const url = new URL(databaseUrl);
-  url.searchParams.delete('schema');
-  db = new pg.Pool({ connectionString: url.toString(), options: `-c search_path=${schema}`, max: 2 });
 }, 120_000);
 
 afterAll(async () => {
   await worker?.kill('SIGTERM');
   await api?.kill('SIGTERM');
   await handler?.stop();
-  await redis?.stop();
-  await db?.end();
+  await fixture?.stop();
 });
 
 async function callsEnded(ids: string[], timeoutMs: number): Promise<Record<string, string>> {
@@ -122,7 +104,7 @@ describe('Redis restarting empty', () => {
       if (waiting < 10) await new Promise((resolve) => setTimeout(resolve, 20));
     }
     expect(waiting).toBe(10);
-    const client = new Redis(redis.url);
+    const client = new Redis(fixture.redisUrl);
     expect(await client.dbsize()).toBeGreaterThan(0);
     await client.flushall();
     expect(await client.dbsize()).toBe(0);
@@ -146,7 +128,7 @@ describe('secrets', () => {
     while (handler.at(ctx.path).length < 1 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(handler.at(ctx.path)[0].event.private_data).toEqual({ token: PRIVATE_VALUE });
 
-    const client = new Redis(redis.url);
+    const client = new Redis(fixture.redisUrl);
     const dump: string[] = [];
     for (const key of await client.keys('*')) {
       dump.push(key);

@@ -1,43 +1,27 @@
 // SIGTERM loses nothing: the API finishes the requests in flight, the worker its attempts in flight.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pg from 'pg';
-import { freePort, startLocalRedis, type LocalService } from '../scripts/local-services.js';
+import { freePort } from '../scripts/local-services.js';
 import { agentWithTools, httpTool } from './support/fixtures.js';
-import { type AppProcess, buildDist, startAppProcess } from './support/processes.js';
-import { TEST_SECRETS_KEYS, freshDatabase, requester } from './support/test-api.js';
-import { TEST_JWT_SECRET } from './support/tokens.js';
+import { type AppProcess, type ProcessFixture, processFixture, startAppProcess } from './support/processes.js';
+import { requester } from './support/test-api.js';
 import { WebhookHandler } from './support/webhook-handler.js';
 
-let redis: LocalService;
+let fixture: ProcessFixture;
 let handler: WebhookHandler;
 let env: Record<string, string>;
-let db: pg.Pool;
+let db: ProcessFixture['db'];
 const processes: AppProcess[] = [];
 
 beforeAll(async () => {
-  buildDist();
-  redis = await startLocalRedis();
+  fixture = await processFixture({ LOG_LEVEL: 'info' });
+  ({ env, db } = fixture);
   handler = await new WebhookHandler().start();
-  const { databaseUrl, schema } = await freshDatabase();
-  env = {
-    DATABASE_URL: databaseUrl,
-    REDIS_URL: redis.url,
-    AUTH_JWT_SECRET: TEST_JWT_SECRET,
-    SECRETS_KEYS: TEST_SECRETS_KEYS,
-    ALLOW_PRIVATE_NETWORK: 'true',
-    LOG_LEVEL: 'info',
-    WORKER_METRICS_PORT: '0',
-  };
-  const url = new URL(databaseUrl);
-  url.searchParams.delete('schema');
-  db = new pg.Pool({ connectionString: url.toString(), options: `-c search_path=${schema}`, max: 2 });
 }, 120_000);
 
 afterAll(async () => {
   for (const p of processes) await p.kill('SIGKILL');
   await handler?.stop();
-  await redis?.stop();
-  await db?.end();
+  await fixture?.stop();
 });
 
 async function startApi() {

@@ -20,6 +20,7 @@ const SECRETS_KEYS = `k1:${randomBytes(32).toString('base64')}`;
 /** Toolgate's queue name (libs/queue/src/jobs.ts) and the prefix the benchmark gives it. */
 const TOOLGATE_QUEUE = 'tool-call-delivery';
 const QUEUE_PREFIX = 'bench';
+const PROFILE = process.env.BENCH_PROFILE === '1';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -106,6 +107,7 @@ async function dropSchema(schema) {
  * Returns {api, worker, baseUrl, client, db, schema, stop()}.
  */
 export async function startToolgate({ redisUrl, scale = 1, label = 'toolgate', extraEnv = {} }) {
+  // Pass APP_DELIVERY_CONCURRENCY etc. through extraEnv; the defaults are Toolgate's own.
   await flushRedis(redisUrl);
   const schema = `bench_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   const databaseUrl = `${PG_BASE}?schema=${schema}`;
@@ -122,6 +124,8 @@ export async function startToolgate({ redisUrl, scale = 1, label = 'toolgate', e
     WORKER_CONCURRENCY: '50',
     PORT: String(port),
     NODE_ENV: 'development',
+    // The worker's Prometheus endpoint defaults to 9464, which another worker on this machine may hold.
+    WORKER_METRICS_PORT: '0',
     ...extraEnv,
   };
   const migrate = spawnSync(process.execPath, [join(ROOT, 'dist/scripts/db-migrate.js')], {
@@ -132,8 +136,10 @@ export async function startToolgate({ redisUrl, scale = 1, label = 'toolgate', e
   });
   if (migrate.status !== 0) throw new Error(`db-migrate failed (${migrate.status}):\n${migrate.stdout}${migrate.stderr}`);
 
-  const api = start(`${label}-api`, process.execPath, [join(ROOT, 'dist/apps/api/src/main.js')], { cwd: ROOT, env });
-  const worker = start(`${label}-worker`, process.execPath, [join(ROOT, 'dist/apps/worker/src/main.js')], { cwd: ROOT, env });
+  // BENCH_PROFILE=1: V8 CPU profiles of the API and the worker into bench/profiles/ (written at exit).
+  const profile = (name) => (PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(BENCH, 'profiles')}`, `--cpu-prof-name=${label}-${name}-${Date.now()}.cpuprofile`] : []);
+  const api = start(`${label}-api`, process.execPath, [...profile('api'), join(ROOT, 'dist/apps/api/src/main.js')], { cwd: ROOT, env });
+  const worker = start(`${label}-worker`, process.execPath, [...profile('worker'), join(ROOT, 'dist/apps/worker/src/main.js')], { cwd: ROOT, env });
   const baseUrl = `http://127.0.0.1:${port}`;
   const client = apiClient(baseUrl, { connections: 400 });
   let db;
@@ -150,7 +156,9 @@ export async function startToolgate({ redisUrl, scale = 1, label = 'toolgate', e
     async stop({ keepSchema = process.env.BENCH_KEEP_SCHEMA === '1' } = {}) {
       await client.close().catch(() => undefined);
       await db?.end().catch(() => undefined);
-      await Promise.all([api.stop(), worker.stop()]);
+      // SIGTERM drains; a profiled process needs the time to write its profile.
+      const grace = PROFILE ? 70_000 : 3_000;
+      await Promise.all([api.stop(grace), worker.stop(grace)]);
       if (!keepSchema) await dropSchema(schema).catch(() => undefined);
     },
   };

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../libs/domain/src/index.js';
+import { httpTool } from '../support/fixtures.js';
 import { type TestApi, startTestApi } from '../support/test-api.js';
 import { developerToken } from '../support/tokens.js';
 
@@ -24,19 +25,7 @@ async function createApp(options: { embeddedPage?: boolean } = {}) {
   return response.body as { id: string; name: string };
 }
 
-const validTool = (overrides: Record<string, unknown> = {}) => ({
-  name: 'find_customer',
-  title: { ru: 'Найти клиента', en: 'Find customer' },
-  description: { ru: 'Ищет клиента по номеру', en: 'Finds a customer by number' },
-  handler_url: 'https://shop.example.com/hooks/find',
-  parameters: [
-    { name: 'customer_id', type: 'string', description: 'The customer number', required: true },
-    { name: 'with_orders', type: 'boolean', description: 'Include orders', required: false },
-  ],
-  execution_mode: 'instant',
-  attempt_timeout_s: 10,
-  ...overrides,
-});
+const validTool = httpTool;
 
 /** Gives `count` agents' instances of a tool, as projects will (seeded: the project routes come with the pipeline). */
 async function seedInstances(appId: string, toolId: string, agents: string[]) {

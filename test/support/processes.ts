@@ -50,3 +50,46 @@ export function startAppProcess(name: 'api' | 'worker', env: Record<string, stri
     },
   };
 }
+
+export interface ProcessFixture {
+  /** The environment the API and worker processes get. */
+  env: Record<string, string>;
+  redisUrl: string;
+  /** The test file's schema, for checking what the processes stored. */
+  db: import('pg').Pool;
+  stop(): Promise<void>;
+}
+
+/**
+ * What tests of real API and worker processes share: the build, a Redis of the test file's own
+ * (FLUSHALL and key scans touch nothing else), a fresh schema, and their environment.
+ */
+export async function processFixture(overrides: Record<string, string> = {}): Promise<ProcessFixture> {
+  const { default: pg } = await import('pg');
+  const { startLocalRedis } = await import('../../scripts/local-services.js');
+  const { TEST_SECRETS_KEYS, freshDatabase } = await import('./test-api.js');
+  const { TEST_JWT_SECRET } = await import('./tokens.js');
+  buildDist();
+  const redis = await startLocalRedis();
+  const { databaseUrl, schema } = await freshDatabase();
+  const url = new URL(databaseUrl);
+  url.searchParams.delete('schema');
+  const db = new pg.Pool({ connectionString: url.toString(), options: `-c search_path=${schema}`, max: 2 });
+  return {
+    env: {
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: redis.url,
+      AUTH_JWT_SECRET: TEST_JWT_SECRET,
+      SECRETS_KEYS: TEST_SECRETS_KEYS,
+      ALLOW_PRIVATE_NETWORK: 'true',
+      WORKER_METRICS_PORT: '0',
+      ...overrides,
+    },
+    redisUrl: redis.url,
+    db,
+    async stop() {
+      await db.end();
+      await redis.stop();
+    },
+  };
+}

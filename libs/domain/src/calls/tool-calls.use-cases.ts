@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ENV, type Env } from '../../../config/src/index.js';
 import {
-  type Page, type PageRequest, type ToolCall, type ToolCallFilters, type ToolCallWithAttempts, ToolCallsRepository,
+  type NewToolCall, type Page, type PageRequest, type ToolCall, type ToolCallFilters, type ToolCallWithAttempts, ToolCallsRepository,
 } from '../../../persistence/src/index.js';
 import { CallEvents, type CallProgress, DeliveryQueue } from '../../../queue/src/index.js';
 import { Metrics } from '../../../observability/src/index.js';
@@ -72,30 +72,14 @@ export class AcceptToolCall {
     if (!tool) throw DomainError.conflict(`Tool "${input.tool}" cannot be called now.`);
     assertNoProblems(argumentProblems(target.parameters, input.arguments));
 
-    const now = new Date();
-    const call = await this.calls.create({
-      id: newId('call'),
-      eventId: uuidv7(now.getTime()),
-      appId: target.instance.appId,
-      installationId: target.instance.installationId,
-      projectId: agent.projectId,
-      agentId: agent.agentId,
-      toolInstanceId: target.instance.id,
+    const call = await this.record(agent, input, target, {
       toolKind: 'http',
       toolName: tool.name,
-      agentToolName: target.name,
-      dialogId: input.dialog_id,
-      leadId: input.lead_id ?? null,
       executionMode: tool.execution_mode,
       retryWindow: tool.retry_window,
       attemptTimeoutS: tool.attempt_timeout_s,
       handlerUrl: tool.handler_url,
       arguments: normalizeArguments(input.arguments),
-      status: 'queued',
-      round: 1,
-      nextAttemptN: 1,
-      nextAttemptAt: now,
-      acceptedAt: now,
     });
     this.metrics.callsAccepted.inc({ mode: tool.execution_mode, kind: 'http' });
     if (tool.execution_mode === 'instant') {
@@ -113,8 +97,29 @@ export class AcceptToolCall {
     if (typeof args !== 'object' || Array.isArray(args)) {
       throw DomainError.validation([{ path: 'arguments', message: 'must be an object of argument names to values' }]);
     }
+    const call = await this.record(agent, input, target, {
+      toolKind: 'mcp',
+      toolName: target.instance.toolName,
+      executionMode: 'instant',
+      retryWindow: null,
+      attemptTimeoutS: Math.ceil(Math.min(mcp.timeoutMs ?? this.env.MCP_CALL_TIMEOUT_S * 1000, MCP_CALL_MAX_TIMEOUT_MS) / 1000),
+      handlerUrl: target.instance.installation.app.mcpUrl,
+      arguments: args as object,
+    });
+    this.metrics.callsAccepted.inc({ mode: 'instant', kind: 'mcp' });
+    return this.callMcpTool.execute(call, mcp);
+  }
+
+  /** Stores an accepted call, due now as attempt 1 of round 1, with a fresh UUIDv7 event id. */
+  private async record(
+    agent: AgentRef,
+    input: ToolCallInput,
+    target: AgentTool,
+    tool: Pick<NewToolCall, 'toolKind' | 'toolName' | 'executionMode' | 'retryWindow' | 'attemptTimeoutS' | 'handlerUrl' | 'arguments'>,
+  ): Promise<ToolCall> {
     const now = new Date();
-    const call = await this.calls.create({
+    return this.calls.create({
+      ...tool,
       id: newId('call'),
       eventId: uuidv7(now.getTime()),
       appId: target.instance.appId,
@@ -122,24 +127,15 @@ export class AcceptToolCall {
       projectId: agent.projectId,
       agentId: agent.agentId,
       toolInstanceId: target.instance.id,
-      toolKind: 'mcp',
-      toolName: target.instance.toolName,
       agentToolName: target.name,
       dialogId: input.dialog_id,
       leadId: input.lead_id ?? null,
-      executionMode: 'instant',
-      retryWindow: null,
-      attemptTimeoutS: Math.ceil(Math.min(mcp.timeoutMs ?? this.env.MCP_CALL_TIMEOUT_S * 1000, MCP_CALL_MAX_TIMEOUT_MS) / 1000),
-      handlerUrl: target.instance.installation.app.mcpUrl,
-      arguments: args as object,
       status: 'queued',
       round: 1,
       nextAttemptN: 1,
       nextAttemptAt: now,
       acceptedAt: now,
     });
-    this.metrics.callsAccepted.inc({ mode: 'instant', kind: 'mcp' });
-    return this.callMcpTool.execute(call, mcp);
   }
 }
 

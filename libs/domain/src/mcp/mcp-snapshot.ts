@@ -1,15 +1,8 @@
+import type { ListedTool } from '../../../mcp/src/index.js';
 import { AGENT_FACING_NAME, agentFacingBaseName } from '../naming.js';
 
 /** A tool as an MCP server lists it in `tools/list`. */
-export interface ListedMcpTool {
-  name: string;
-  title?: string;
-  description?: string;
-  inputSchema: Record<string, unknown>;
-  outputSchema?: Record<string, unknown>;
-  annotations?: Record<string, unknown>;
-  execution?: { taskSupport?: string };
-}
+export type ListedMcpTool = ListedTool;
 
 export interface McpSnapshotEntry extends ListedMcpTool {
   available: boolean;

@@ -1,39 +1,68 @@
-import { Client } from 'undici';
+#!/usr/bin/env node
+// Diagnostic (not part of run.mjs): how much Postgres work one tool call costs. Starts its own
+// redis-server, handler and Toolgate (dist/, fresh schema), makes N instant and N background calls
+// one after another, and reads Postgres's own counters before and after: transactions of the
+// database (each autocommit statement counts as one; pg_stat_database, so other users of the same
+// database add to it) and, per table of the benchmark's schema, index scans, sequential scans,
+// inserted and updated rows (pg_stat_user_tables). Postgres flushes these counters with a delay
+// (up to ~10 s for an idle backend), hence the pauses. ~1 minute. Usage: node bench/sql-per-call.mjs
 import pg from 'pg';
-import { startRedis, startHandler, startToolgate } from './lib/stack.mjs';
-import { stopAll } from './lib/procs.mjs';
-import { constructorApp, agentWith, httpTool } from './lib/fixtures.mjs';
+import { Client } from 'undici';
 import { CALL_ARGUMENTS } from './lib/body.mjs';
-const sleep = (ms) => new Promise(r => setTimeout(r, ms));
-const redis = await startRedis(); const handler = await startHandler();
-const stack = await startToolgate({ redisUrl: redis.url, label: 'diag' });
+import { agentWith, constructorApp, httpTool } from './lib/fixtures.mjs';
+import { killAllSync, stopAll } from './lib/procs.mjs';
+import { startHandler, startRedis, startToolgate } from './lib/stack.mjs';
+
+const N = Number(process.env.N ?? 200);
+const PG_BASE = process.env.BENCH_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+process.on('exit', killAllSync);
+
+const redis = await startRedis();
+const handler = await startHandler();
+const stack = await startToolgate({ redisUrl: redis.url, label: 'sql' });
+const admin = new pg.Client({ connectionString: PG_BASE });
+await admin.connect();
+const database = new URL(PG_BASE).pathname.slice(1);
+
+async function snapshot() {
+  const db = (await admin.query(`SELECT (xact_commit + xact_rollback)::bigint AS x FROM pg_stat_database WHERE datname = $1`, [database])).rows[0];
+  const tables = (await admin.query(
+    `SELECT relname, seq_scan::int AS seq, coalesce(idx_scan, 0)::int AS idx, n_tup_ins::int AS ins, n_tup_upd::int AS upd
+       FROM pg_stat_user_tables WHERE schemaname = $1`,
+    [stack.schema],
+  )).rows;
+  return { x: Number(db.x), tables: Object.fromEntries(tables.map((t) => [t.relname, t])) };
+}
+
 try {
-  const admin = new pg.Client({ connectionString: 'postgresql://postgres@127.0.0.1:5432/test' }); await admin.connect();
-  const snap = async () => {
-    const db = (await admin.query(`select xact_commit::int c, xact_rollback::int r from pg_stat_database where datname='test'`)).rows[0];
-    const t = (await admin.query(`select relname, seq_scan::int s, coalesce(idx_scan,0)::int i, n_tup_ins::int ins, n_tup_upd::int upd from pg_stat_user_tables where schemaname=$1`, [stack.schema])).rows;
-    return { db, t: Object.fromEntries(t.map(r => [r.relname, r])) };
-  };
-  const diff = (a, b, n) => {
-    const out = { xact_per_call: (b.db.c - a.db.c + b.db.r - a.db.r) / n };
-    for (const [k, v] of Object.entries(b.t)) { const o = a.t[k] ?? { s: 0, i: 0, ins: 0, upd: 0 }; const d = { seq: (v.s - o.s)/n, idx: (v.i - o.i)/n, ins: (v.ins - o.ins)/n, upd: (v.upd - o.upd)/n }; if (Object.values(d).some(x => x)) out[k] = d; }
-    return out;
-  };
   for (const mode of ['instant', 'background']) {
-    const app = await constructorApp(stack, 'diag', [httpTool('t', `${handler.url}/ok/diag-${mode}`, mode)]);
+    const app = await constructorApp(stack, 'sql', [httpTool('t', `${handler.url}/ok/sql-${mode}`, mode)]);
     const agent = await agentWith(stack, app.app, ['t']);
-    const c = new Client(stack.baseUrl);
-    const req = { method: 'POST', path: `/v1/agents/${agent.agentId}/tool-calls`, headers: { 'content-type': 'application/json', authorization: `Bearer ${agent.token}` }, body: JSON.stringify({ tool: `${app.prefix}t`, dialog_id: 'd', arguments: CALL_ARGUMENTS }) };
-    for (let i = 0; i < 20; i++) await (await c.request(req)).body.dump();
-    await sleep(12000);
-    const a = await snap();
-    const N = 200;
-    for (let i = 0; i < N; i++) await (await c.request(req)).body.dump();
-    await sleep(2000);
-    await sleep(12000);
-    const b = await snap();
-    console.log(mode, JSON.stringify(diff(a, b, N), null, 1));
-    await c.close();
+    const client = new Client(stack.baseUrl);
+    const request = {
+      method: 'POST',
+      path: `/v1/agents/${agent.agentId}/tool-calls`,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${agent.token}` },
+      body: JSON.stringify({ tool: `${app.prefix}t`, dialog_id: 'sql', arguments: CALL_ARGUMENTS }),
+    };
+    for (let i = 0; i < 20; i++) await (await client.request(request)).body.dump(); // warm caches
+    await sleep(12_000);
+    const before = await snapshot();
+    for (let i = 0; i < N; i++) await (await client.request(request)).body.dump();
+    await sleep(14_000); // background deliveries finish, then the counters are flushed
+    const after = await snapshot();
+    await client.close();
+    console.log(`\n${mode}: ${((after.x - before.x) / N).toFixed(1)} Postgres transactions per call (database-wide)`);
+    console.log('table                  idx scans  seq scans  inserts  updates   (per call)');
+    for (const [name, t] of Object.entries(after.tables)) {
+      const b = before.tables[name] ?? { seq: 0, idx: 0, ins: 0, upd: 0 };
+      const d = ['idx', 'seq', 'ins', 'upd'].map((k) => (t[k] - b[k]) / N);
+      if (d.some((v) => v !== 0)) console.log(`${name.padEnd(22)} ${d.map((v) => v.toFixed(2).padStart(9)).join('  ')}`);
+    }
   }
-  await admin.end();
-} finally { await stack.stop(); await stopAll(); }
+} finally {
+  await admin.end().catch(() => undefined);
+  await stack.stop();
+  await stopAll();
+}

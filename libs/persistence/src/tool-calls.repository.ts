@@ -6,11 +6,26 @@ import { PrismaService } from './prisma.service.js';
 export const ACTIVE_STATUSES = ['queued', 'in_progress'] as const;
 export type ToolCallWithAttempts = ToolCall & { attempts: ToolCallAttempt[] };
 export type NewToolCall = Prisma.ToolCallUncheckedCreateInput;
-export type AttemptRecord = Omit<Prisma.ToolCallAttemptUncheckedCreateInput, 'id' | 'callId' | 'round' | 'n'>;
-export type CallTransition = Pick<
-  Prisma.ToolCallUncheckedUpdateInput,
-  'status' | 'nextAttemptN' | 'nextAttemptAt' | 'result' | 'resultText' | 'error' | 'finishedAt' | 'attemptDeadline' | 'firstAttemptAt'
->;
+export interface AttemptRecord {
+  startedAt: Date;
+  durationMs: number;
+  outcome: string;
+  httpStatus: number | null;
+  error: string | null;
+  responseExcerpt: string | null;
+}
+
+/** Where a call stands after an attempt: every field set (null where it does not apply). */
+export interface CallOutcome {
+  status: string;
+  nextAttemptN: number | null;
+  nextAttemptAt: Date | null;
+  firstAttemptAt: Date;
+  result: unknown;
+  resultText: string | null;
+  error: unknown;
+  finishedAt: Date | null;
+}
 
 export interface ToolCallFilters {
   status?: string;
@@ -65,29 +80,38 @@ export class ToolCallsRepository {
    * that is how an attempt interrupted by a crash is made again.
    */
   async claim(callId: string, round: number, n: number, deadline: Date): Promise<ToolCall | null> {
-    const { count } = await this.prisma.toolCall.updateMany({
+    const [claimed] = await this.prisma.toolCall.updateManyAndReturn({
       where: { id: callId, round, nextAttemptN: n, status: { in: [...ACTIVE_STATUSES] } },
       data: { status: 'in_progress', attemptDeadline: deadline },
     });
-    return count === 0 ? null : this.getById(callId);
+    return claimed ?? null;
   }
 
   async storeBody(callId: string, bodyEnc: string): Promise<void> {
     await this.prisma.toolCall.update({ where: { id: callId }, data: { bodyEnc } });
   }
 
-  /** Records an attempt and moves the call on, in one transaction; a call cancelled meanwhile stays cancelled. */
-  async recordAttempt(callId: string, round: number, n: number, attempt: AttemptRecord, transition: CallTransition, attemptId: string): Promise<boolean> {
-    return this.prisma.$transaction(async (tx) => {
-      await tx.toolCallAttempt.upsert({
-        where: { callId_round_n: { callId, round, n } },
-        create: { id: attemptId, callId, round, n, ...attempt },
-        update: attempt,
-      });
-      const data = transition.status === 'succeeded' ? { ...transition, error: Prisma.DbNull } : transition;
-      const { count } = await tx.toolCall.updateMany({ where: { id: callId, round, status: 'in_progress' }, data });
-      return count > 0;
-    });
+  /**
+   * Records an attempt and moves the call on, in one statement (hot path: one round trip); a call
+   * cancelled meanwhile stays cancelled. False when the call was no longer in progress.
+   */
+  async recordAttempt(callId: string, round: number, n: number, attempt: AttemptRecord, outcome: CallOutcome, attemptId: string): Promise<boolean> {
+    const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+    const rows = await this.prisma.$queryRaw<{ id: string }[]>`
+      WITH attempt AS (
+        INSERT INTO tool_call_attempts (id, call_id, round, n, started_at, duration_ms, outcome, http_status, error, response_excerpt)
+        VALUES (${attemptId}, ${callId}, ${round}, ${n}, ${attempt.startedAt}, ${attempt.durationMs}, ${attempt.outcome},
+                ${attempt.httpStatus}, ${attempt.error}, ${attempt.responseExcerpt})
+        ON CONFLICT (call_id, round, n) DO UPDATE SET started_at = EXCLUDED.started_at, duration_ms = EXCLUDED.duration_ms,
+          outcome = EXCLUDED.outcome, http_status = EXCLUDED.http_status, error = EXCLUDED.error, response_excerpt = EXCLUDED.response_excerpt
+      )
+      UPDATE tool_calls SET
+        status = ${outcome.status}, next_attempt_n = ${outcome.nextAttemptN}, next_attempt_at = ${outcome.nextAttemptAt},
+        first_attempt_at = ${outcome.firstAttemptAt}, attempt_deadline = NULL, result = ${json(outcome.result)}::jsonb,
+        result_text = ${outcome.resultText}, error = ${json(outcome.error)}::jsonb, finished_at = ${outcome.finishedAt}, updated_at = now()
+      WHERE id = ${callId} AND round = ${round} AND status = 'in_progress'
+      RETURNING id`;
+    return rows.length > 0;
   }
 
   /** Stops further attempts of an active call; false when it is already finished. */

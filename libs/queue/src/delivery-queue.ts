@@ -35,7 +35,7 @@ export class DeliveryQueue implements OnModuleDestroy {
   }
 
   /** Drops a pending attempt (after a cancel); a job already running is left to find the call cancelled. */
-  async remove(job: DeliverToolCallJob): Promise<void> {
+  async remove(job: Pick<DeliverToolCallJob, 'callId' | 'round' | 'n'>): Promise<void> {
     await this.queue.remove(deliveryJobId(job)).catch(() => undefined);
   }
 

@@ -19,14 +19,14 @@ export class ToolCallDeliveryProcessor implements JobProcessor {
   ) {}
 
   async process(job: Job<DeliverToolCallJob>, token?: string): Promise<string> {
-    const { callId, appId, round, n } = job.data;
+    const { appId } = job.data;
     if (!this.limiter.tryAcquire(appId)) {
       // Give the worker slot back instead of waiting in it: other apps' jobs run meanwhile.
       await job.moveToDelayed(Date.now() + CAP_RETRY_MS / 2 + Math.random() * CAP_RETRY_MS, token);
       throw new DelayedError();
     }
     try {
-      const call = await this.deliverAttempt.execute(callId, round, n);
+      const call = await this.deliverAttempt.execute(job.data);
       return call ? call.status : 'not due';
     } finally {
       this.limiter.release(appId);

@@ -5,6 +5,7 @@ import { generateWebhookSecret } from '../../../signing/src/index.js';
 import { DomainError } from '../errors.js';
 import { PREVIOUS_SECRET_GRACE_MS } from './app.js';
 import { FindOwnedApp } from './find-owned-app.js';
+import { AgentToolsets } from '../agents/agent-toolsets.js';
 
 /** Issues a new webhook secret; the current one keeps signing (as a second signature) for 24 hours. */
 @Injectable()
@@ -13,6 +14,7 @@ export class RotateWebhookSecret {
     private readonly apps: AppsRepository,
     private readonly secrets: SecretBox,
     private readonly findOwnedApp: FindOwnedApp,
+    private readonly toolsets: AgentToolsets,
   ) {}
 
   async execute(developerId: string, appId: string, now = new Date()): Promise<{ webhookSecret: string; previousValidUntil: Date }> {
@@ -25,6 +27,8 @@ export class RotateWebhookSecret {
       previousSecretValidUntil: previousValidUntil,
     });
     if (!updated) throw DomainError.notFound(`App "${appId}"`);
+    // Instant calls sign with the app row of the cached toolset: drop it everywhere.
+    await this.toolsets.invalidateApp(appId);
     return { webhookSecret, previousValidUntil };
   }
 }

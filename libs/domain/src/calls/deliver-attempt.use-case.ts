@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Dispatcher } from 'undici';
 import { ENV, type Env } from '../../../config/src/index.js';
 import { type AttemptResult, USER_AGENT, WEBHOOK_DISPATCHER, sendWebhook } from '../../../delivery/src/index.js';
-import { AppsRepository, type CallTransition, type ToolCall, ToolCallsRepository, ToolInstancesRepository } from '../../../persistence/src/index.js';
+import { type App, AppsRepository, type CallOutcome, type ToolCall, ToolCallsRepository, ToolInstancesRepository } from '../../../persistence/src/index.js';
 import { CallEvents, DeliveryQueue } from '../../../queue/src/index.js';
 import { SecretBox } from '../../../secrets/src/index.js';
 import { Metrics } from '../../../observability/src/index.js';
@@ -52,34 +52,74 @@ export class DeliverAttempt {
     private readonly metrics: Metrics,
   ) {}
 
-  /** Returns the call after the attempt, or null when the attempt was not due (stale or duplicate job). */
-  async execute(callId: string, round: number, n: number): Promise<ToolCall | null> {
-    const startedAt = new Date();
-    const stored = await this.calls.getById(callId);
-    if (!stored) return null;
-    const deadline = new Date(startedAt.getTime() + stored.attemptTimeoutS * 1000 + ATTEMPT_DEADLINE_MARGIN_MS);
-    const call = await this.calls.claim(callId, round, n, deadline);
+  /**
+   * A queued attempt (the worker's job): claims it, then makes it. Returns the call after the
+   * attempt, or null when the attempt was not due (a stale or duplicate job).
+   */
+  async execute(job: { callId: string; round: number; n: number; timeoutS: number }): Promise<ToolCall | null> {
+    const deadline = new Date(Date.now() + job.timeoutS * 1000 + ATTEMPT_DEADLINE_MARGIN_MS);
+    const call = await this.calls.claim(job.callId, job.round, job.n, deadline);
     if (!call) return null;
-
-    let attempt: AttemptResult;
-    let transition: CallTransition;
-    let sentAt = startedAt;
+    const app = await this.apps.getById(call.appId);
+    let body: string;
     try {
-      const { secrets, ...request } = await this.prepare(call);
-      // Offsets run from the moment attempt 1 goes out, not from the bookkeeping before it.
-      sentAt = new Date();
-      const signature = signWebhook(secrets, call.eventId, Math.floor(sentAt.getTime() / 1000), request.body);
-      attempt = await sendWebhook(this.dispatcher, { ...request, headers: { ...request.headers, ...signature } });
-      transition = this.transitionAfter(call, n, attempt, sentAt);
+      if (!app) throw new InstanceGoneError('the app was deleted before delivery');
+      body = await this.bodyOf(call);
     } catch (error) {
       if (!(error instanceof InstanceGoneError)) throw error;
-      attempt = { outcome: 'network', durationMs: 0, error: error.message };
-      transition = { status: 'cancelled', error: { kind: 'cancelled', message: error.message }, finishedAt: new Date(), nextAttemptN: null, nextAttemptAt: null, attemptDeadline: null };
+      return this.finish(call, job.n, { outcome: 'network', durationMs: 0, error: error.message }, new Date(), {
+        status: 'cancelled',
+        error: { kind: 'cancelled', message: error.message },
+      });
     }
+    return this.deliverClaimed(call, app, body, job.n);
+  }
 
+  /**
+   * Makes attempt `n` of a call already in progress (claimed by the worker, or created in
+   * progress by the API for an instant call): signs the exact body bytes with the app's live
+   * secret(s) at send time, sends, records, and moves the call on.
+   */
+  async deliverClaimed(call: ToolCall, app: App, body: string, n: number): Promise<ToolCall> {
+    const now = new Date();
+    const secrets = [await this.secrets.decrypt(app.webhookSecretEnc)];
+    if (app.previousWebhookSecretEnc && app.previousSecretValidUntil && app.previousSecretValidUntil > now) {
+      secrets.push(await this.secrets.decrypt(app.previousWebhookSecretEnc));
+    }
+    // Offsets run from the moment attempt 1 goes out, not from the bookkeeping before it.
+    const sentAt = new Date();
+    const signature = signWebhook(secrets, call.eventId, Math.floor(sentAt.getTime() / 1000), body);
+    const attempt = await sendWebhook(this.dispatcher, {
+      url: call.handlerUrl as string,
+      body,
+      timeoutMs: call.attemptTimeoutS * 1000,
+      allowPrivateNetwork: this.env.ALLOW_PRIVATE_NETWORK,
+      headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...signature },
+    });
+    return this.finish(call, n, attempt, sentAt, this.outcomeAfter(call, n, attempt, sentAt));
+  }
+
+  /** Records the attempt with where the call goes next, then queues the next attempt or announces the end. */
+  private async finish(
+    call: ToolCall,
+    n: number,
+    attempt: AttemptResult,
+    sentAt: Date,
+    next: Pick<CallOutcome, 'status' | 'error'> & Partial<CallOutcome>,
+  ): Promise<ToolCall> {
+    const terminal = next.status !== 'queued';
+    const outcome: CallOutcome = {
+      nextAttemptN: null,
+      nextAttemptAt: null,
+      result: null,
+      resultText: null,
+      ...next,
+      firstAttemptAt: n === 1 ? sentAt : (call.firstAttemptAt ?? sentAt),
+      finishedAt: terminal ? new Date() : null,
+    };
     const moved = await this.calls.recordAttempt(
-      callId,
-      round,
+      call.id,
+      call.round,
       n,
       {
         startedAt: sentAt,
@@ -89,45 +129,25 @@ export class DeliverAttempt {
         error: attempt.error ?? null,
         responseExcerpt: attempt.excerpt ?? null,
       },
-      transition,
+      outcome,
       newId('att'),
     );
     this.metrics.recordAttempt(attempt.outcome, attempt.durationMs);
-    if (moved && transition.status !== 'queued') this.metrics.callsFinished.inc({ mode: call.executionMode, status: transition.status as string });
-    if (moved && transition.status === 'queued') {
-      const dueAt = transition.nextAttemptAt as Date;
+    if (!moved) return (await this.calls.getById(call.id)) ?? call; // cancelled meanwhile: it stays so
+    if (terminal) {
+      this.metrics.callsFinished.inc({ mode: call.executionMode, status: outcome.status });
+      await this.events.publishFinished(call.id).catch(() => undefined);
+    } else {
+      const dueAt = outcome.nextAttemptAt as Date;
       const total = attemptCount(call.retryWindow as RetryWindow | null);
       await this.events
-        .publishProgress(callId, { n, total, message: progressMessage(n, total, attempt, dueAt.getTime() - Date.now()) })
+        .publishProgress(call.id, { n, total, message: progressMessage(n, total, attempt, dueAt.getTime() - Date.now()) })
         .catch(() => undefined);
       await this.queue
-        .enqueue({ callId, appId: call.appId, round, n: transition.nextAttemptN as number }, dueAt.getTime() - Date.now())
-        .catch((error: Error) => this.logger.warn(`call ${callId}: next attempt not queued (${error.message}); the reconciler will`));
+        .enqueue({ callId: call.id, appId: call.appId, timeoutS: call.attemptTimeoutS, round: call.round, n: outcome.nextAttemptN as number }, dueAt.getTime() - Date.now())
+        .catch((error: Error) => this.logger.warn(`call ${call.id}: next attempt not queued (${error.message}); the reconciler will`));
     }
-    if (moved && transition.status !== 'queued') {
-      await this.events.publishFinished(callId).catch(() => undefined);
-    }
-    return this.calls.getById(callId);
-  }
-
-  /** Everything an attempt needs but its timestamp and signature: the body, the URL and the live secrets. */
-  private async prepare(call: ToolCall) {
-    const app = await this.apps.getById(call.appId);
-    if (!app) throw new InstanceGoneError('the app was deleted before delivery');
-    const body = await this.bodyOf(call);
-    const now = new Date();
-    const secrets = [await this.secrets.decrypt(app.webhookSecretEnc)];
-    if (app.previousWebhookSecretEnc && app.previousSecretValidUntil && app.previousSecretValidUntil > now) {
-      secrets.push(await this.secrets.decrypt(app.previousWebhookSecretEnc));
-    }
-    return {
-      url: call.handlerUrl as string,
-      body,
-      secrets,
-      timeoutMs: call.attemptTimeoutS * 1000,
-      allowPrivateNetwork: this.env.ALLOW_PRIVATE_NETWORK,
-      headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT },
-    };
+    return { ...call, ...outcome, attemptDeadline: null, updatedAt: new Date() } as ToolCall;
   }
 
   /** The call's body: built (with private data decrypted) at its first attempt, then the same bytes every time. */
@@ -142,13 +162,10 @@ export class DeliverAttempt {
   }
 
   /** Where the call goes after attempt `n`, which went out at `sentAt`. */
-  private transitionAfter(call: ToolCall, n: number, attempt: AttemptResult, sentAt: Date): CallTransition {
-    const now = new Date();
-    const firstAttemptAt = n === 1 ? sentAt : (call.firstAttemptAt ?? sentAt);
-    const ended = { nextAttemptN: null, nextAttemptAt: null, attemptDeadline: null, finishedAt: now, firstAttemptAt };
+  private outcomeAfter(call: ToolCall, n: number, attempt: AttemptResult, sentAt: Date): Pick<CallOutcome, 'status' | 'error'> & Partial<CallOutcome> {
     if (attempt.outcome === 'success') {
       const { result, resultText } = resultOf(attempt.body ?? Buffer.alloc(0));
-      return { ...ended, status: 'succeeded', result: result as never, resultText };
+      return { status: 'succeeded', result, resultText, error: null };
     }
     const error = {
       kind: attempt.outcome,
@@ -156,17 +173,17 @@ export class DeliverAttempt {
       ...(attempt.httpStatus !== undefined ? { http_status: attempt.httpStatus } : {}),
     };
     if (attempt.outcome !== 'gone') {
-      const retryAfterMs = parseRetryAfter(attempt.retryAfter, now);
+      const retryAfterMs = parseRetryAfter(attempt.retryAfter, new Date());
       // Retry-After counts from when the attempt went out, like the offsets themselves.
       const next = nextAttempt(
         call.retryWindow as RetryWindow | null,
-        firstAttemptAt,
+        n === 1 ? sentAt : (call.firstAttemptAt ?? sentAt),
         n,
         this.env.RETRY_TIME_SCALE,
         retryAfterMs !== undefined ? { failedAt: sentAt, afterMs: retryAfterMs } : undefined,
       );
-      if (next) return { status: 'queued', nextAttemptN: next.n, nextAttemptAt: next.dueAt, attemptDeadline: null, error, firstAttemptAt };
+      if (next) return { status: 'queued', nextAttemptN: next.n, nextAttemptAt: next.dueAt, error };
     }
-    return { ...ended, status: 'failed', error };
+    return { status: 'failed', error };
   }
 }

@@ -12,7 +12,9 @@ import type { McpCallOptions } from '../../../mcp/src/index.js';
 import { FindOwnedApp } from '../apps/find-owned-app.js';
 import { DomainError, assertNoProblems } from '../errors.js';
 import { newId, uuidv7 } from '../ids.js';
-import { DeliverAttempt } from './deliver-attempt.use-case.js';
+import { ATTEMPT_DEADLINE_MARGIN_MS, DeliverAttempt } from './deliver-attempt.use-case.js';
+import { toolCallBody } from './tool-call-body.js';
+import { SecretBox } from '../../../secrets/src/index.js';
 import { argumentProblems, normalizeArguments } from './tool-arguments.js';
 
 export const TERMINAL_STATUSES = ['succeeded', 'failed', 'cancelled'] as const;
@@ -54,6 +56,7 @@ export class AcceptToolCall {
     private readonly callMcpTool: CallMcpTool,
     private readonly queue: DeliveryQueue,
     private readonly metrics: Metrics,
+    private readonly secrets: SecretBox,
   ) {}
 
   /** `mcp` passes a deadline, progress and cancellation through to an MCP tool. */
@@ -72,7 +75,7 @@ export class AcceptToolCall {
     if (!tool) throw DomainError.conflict(`Tool "${input.tool}" cannot be called now.`);
     assertNoProblems(argumentProblems(target.parameters, input.arguments));
 
-    const call = await this.record(agent, input, target, {
+    const draft = this.draft(agent, input, target, {
       toolKind: 'http',
       toolName: tool.name,
       executionMode: tool.execution_mode,
@@ -82,11 +85,10 @@ export class AcceptToolCall {
       arguments: normalizeArguments(input.arguments),
     });
     this.metrics.callsAccepted.inc({ mode: tool.execution_mode, kind: 'http' });
-    if (tool.execution_mode === 'instant') {
-      return (await this.deliverAttempt.execute(call.id, 1, 1)) ?? call;
-    }
+    if (tool.execution_mode === 'instant') return this.deliverNow(draft, target);
+    const call = await this.calls.create(draft);
     // The call is stored first: if Redis is away now, the reconciler queues it later.
-    await this.queue.enqueue({ callId: call.id, appId: call.appId, round: 1, n: 1 }, 0).catch((error: Error) => {
+    await this.queue.enqueue({ callId: call.id, appId: call.appId, timeoutS: call.attemptTimeoutS, round: 1, n: 1 }, 0).catch((error: Error) => {
       this.logger.warn(`call ${call.id}: not queued (${error.message}); the reconciler will`);
     });
     return call;
@@ -97,7 +99,7 @@ export class AcceptToolCall {
     if (typeof args !== 'object' || Array.isArray(args)) {
       throw DomainError.validation([{ path: 'arguments', message: 'must be an object of argument names to values' }]);
     }
-    const call = await this.record(agent, input, target, {
+    const call = await this.calls.create(this.draft(agent, input, target, {
       toolKind: 'mcp',
       toolName: target.instance.toolName,
       executionMode: 'instant',
@@ -105,20 +107,38 @@ export class AcceptToolCall {
       attemptTimeoutS: Math.ceil(Math.min(mcp.timeoutMs ?? this.env.MCP_CALL_TIMEOUT_S * 1000, MCP_CALL_MAX_TIMEOUT_MS) / 1000),
       handlerUrl: target.instance.installation.app.mcpUrl,
       arguments: args as object,
-    });
+    }));
     this.metrics.callsAccepted.inc({ mode: 'instant', kind: 'mcp' });
     return this.callMcpTool.execute(call, mcp);
   }
 
-  /** Stores an accepted call, due now as attempt 1 of round 1, with a fresh UUIDv7 event id. */
-  private async record(
+  /**
+   * An instant call: the API makes its one attempt itself, right away. The call is stored already
+   * in progress with its body (built here, the send time: private data decrypted now), and the app
+   * and instance come from the agent's toolset, so the attempt costs two statements.
+   */
+  private async deliverNow(draft: NewToolCall, target: AgentTool): Promise<ToolCall> {
+    const instance = target.instance;
+    const privateData = instance.privateDataEnc ? await this.secrets.decryptJson(instance.privateDataEnc) : {};
+    const body = toolCallBody(draft as unknown as ToolCall, instance.configuration, privateData);
+    const call = await this.calls.create({
+      ...draft,
+      status: 'in_progress',
+      bodyEnc: await this.secrets.encrypt(body),
+      attemptDeadline: new Date(Date.now() + draft.attemptTimeoutS * 1000 + ATTEMPT_DEADLINE_MARGIN_MS),
+    });
+    return this.deliverAttempt.deliverClaimed(call, instance.installation.app, body, 1);
+  }
+
+  /** An accepted call, due now as attempt 1 of round 1, with a fresh UUIDv7 event id. */
+  private draft(
     agent: AgentRef,
     input: ToolCallInput,
     target: AgentTool,
     tool: Pick<NewToolCall, 'toolKind' | 'toolName' | 'executionMode' | 'retryWindow' | 'attemptTimeoutS' | 'handlerUrl' | 'arguments'>,
-  ): Promise<ToolCall> {
+  ): NewToolCall {
     const now = new Date();
-    return this.calls.create({
+    return {
       ...tool,
       id: newId('call'),
       eventId: uuidv7(now.getTime()),
@@ -135,7 +155,7 @@ export class AcceptToolCall {
       nextAttemptN: 1,
       nextAttemptAt: now,
       acceptedAt: now,
-    });
+    };
   }
 }
 
@@ -201,7 +221,7 @@ export class CancelToolCall {
       throw DomainError.conflict(`Tool call "${callId}" already finished (${call.status}): there is nothing to cancel.`);
     }
     this.metrics.callsFinished.inc({ mode: call.executionMode, status: 'cancelled' });
-    if (call.nextAttemptN) await this.queue.remove({ callId, appId: call.appId, round: call.round, n: call.nextAttemptN });
+    if (call.nextAttemptN) await this.queue.remove({ callId, round: call.round, n: call.nextAttemptN });
     await this.events.publishFinished(callId).catch(() => undefined);
     return (await this.calls.getById(callId)) as ToolCall;
   }
@@ -245,7 +265,7 @@ export class ReplayToolCall {
     if (call.toolKind !== 'http') throw DomainError.conflict('Only calls of HTTP tools can be replayed.');
     const replayed = await this.calls.startNewRound(callId, new Date());
     if (!replayed) throw DomainError.conflict(`Tool call "${callId}" is still ${call.status}: only a finished call can be replayed.`);
-    await this.queue.enqueue({ callId, appId, round: replayed.round, n: 1 }, 0).catch(() => undefined);
+    await this.queue.enqueue({ callId, appId, timeoutS: replayed.attemptTimeoutS, round: replayed.round, n: 1 }, 0).catch(() => undefined);
     return (await this.calls.getForApp(developerId, appId, callId)) as ToolCallWithAttempts;
   }
 }
@@ -281,7 +301,7 @@ export class ReconcileToolCalls {
         continue;
       }
       if (call.nextAttemptN === null) continue;
-      await this.queue.enqueue({ callId: call.id, appId: call.appId, round: call.round, n: call.nextAttemptN }, 0);
+      await this.queue.enqueue({ callId: call.id, appId: call.appId, timeoutS: call.attemptTimeoutS, round: call.round, n: call.nextAttemptN }, 0);
       requeued += 1;
       this.metrics.reconcilerRequeued.inc();
     }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ENV, type Env } from '../../../config/src/index.js';
-import { AppsRepository, type CallTransition, type ToolCall, ToolCallsRepository } from '../../../persistence/src/index.js';
+import { AppsRepository, type CallOutcome, type ToolCall, ToolCallsRepository } from '../../../persistence/src/index.js';
 import { BlockedAddressError } from '../../../delivery/src/index.js';
 import { type McpCallOptions, McpClients } from '../../../mcp/src/index.js';
 import { CallEvents } from '../../../queue/src/index.js';
@@ -34,7 +34,7 @@ export class CallMcpTool {
     if (!claimed) return call;
     const sentAt = new Date();
     const started = performance.now();
-    let transition: CallTransition;
+    let transition: Pick<CallOutcome, 'status' | 'result' | 'resultText' | 'error'>;
     let outcome: string;
     let error: string | null = null;
     try {
@@ -49,30 +49,32 @@ export class CallMcpTool {
       if (result.isError) {
         outcome = 'tool_error';
         error = resultText || 'the tool reported an error';
-        transition = { status: 'failed', result: result as never, resultText, error: { kind: 'tool_error', message: error } };
+        transition = { status: 'failed', result, resultText, error: { kind: 'tool_error', message: error } };
       } else {
         outcome = 'success';
-        transition = { status: 'succeeded', result: result as never, resultText };
+        transition = { status: 'succeeded', result, resultText, error: null };
       }
     } catch (caught) {
       ({ outcome, error } = this.classify(caught, options.signal, timeoutMs));
-      transition = { status: outcome === 'cancelled' ? 'cancelled' : 'failed', error: { kind: outcome, message: error } };
+      transition = { status: outcome === 'cancelled' ? 'cancelled' : 'failed', result: null, resultText: null, error: { kind: outcome, message: error } };
     }
     const now = new Date();
     const durationMs = Math.round(performance.now() - started);
     this.metrics.recordAttempt(outcome, durationMs);
     this.metrics.mcpCalls.inc({ outcome });
-    this.metrics.callsFinished.inc({ mode: 'instant', status: transition.status as string });
-    await this.calls.recordAttempt(
+    this.metrics.callsFinished.inc({ mode: 'instant', status: transition.status });
+    const final: CallOutcome = { ...transition, finishedAt: now, firstAttemptAt: sentAt, nextAttemptN: null, nextAttemptAt: null };
+    const moved = await this.calls.recordAttempt(
       call.id,
       1,
       1,
       { startedAt: sentAt, durationMs, outcome, httpStatus: null, error, responseExcerpt: null },
-      { ...transition, finishedAt: now, firstAttemptAt: sentAt, nextAttemptN: null, nextAttemptAt: null, attemptDeadline: null },
+      final,
       newId('att'),
     );
     await this.events.publishFinished(call.id).catch(() => undefined);
-    return (await this.calls.getById(call.id)) as ToolCall;
+    if (!moved) return (await this.calls.getById(call.id)) ?? call;
+    return { ...claimed, ...final, attemptDeadline: null } as ToolCall;
   }
 
   private classify(error: unknown, signal: AbortSignal | undefined, timeoutMs: number): { outcome: string; error: string } {

@@ -5,9 +5,6 @@ import { DELIVER_TOOL_CALL_JOB, type DeliverToolCallJob } from '../../../../libs
 import { AppDeliveryLimiter } from '../app-delivery-limiter.js';
 import type { JobProcessor } from '../job-processor.js';
 
-/** How long a job of an app at its cap waits before it asks again (jittered so they do not return together). */
-const CAP_RETRY_MS = 1000;
-
 /** One job, one attempt: the use case records it and queues the next one at its offset. */
 @Injectable()
 export class ToolCallDeliveryProcessor implements JobProcessor {
@@ -20,16 +17,18 @@ export class ToolCallDeliveryProcessor implements JobProcessor {
 
   async process(job: Job<DeliverToolCallJob>, token?: string): Promise<string> {
     const { appId } = job.data;
-    if (!this.limiter.tryAcquire(appId)) {
+    const jobId = job.id as string;
+    if (!this.limiter.tryAcquire(appId, jobId)) {
       // Give the worker slot back instead of waiting in it: other apps' jobs run meanwhile.
-      await job.moveToDelayed(Date.now() + CAP_RETRY_MS / 2 + Math.random() * CAP_RETRY_MS, token);
+      await job.moveToDelayed(Date.now() + this.limiter.waitMs(appId, jobId), token);
       throw new DelayedError();
     }
+    const started = performance.now();
     try {
       const call = await this.deliverAttempt.execute(job.data);
       return call ? call.status : 'not due';
     } finally {
-      this.limiter.release(appId);
+      this.limiter.release(appId, performance.now() - started);
     }
   }
 }

@@ -392,8 +392,8 @@ function obstacles(lines, cpu) {
   const uncapped = med('3b', 'tg_rate');
   if (known(capped) && known(uncapped)) {
     out.push(
-      `- **The per-app cap on one busy app**: all of row 3's calls belong to one app, so at most APP_DELIVERY_CONCURRENCY (default 10) of them are delivered at once per worker; ` +
-        `a job over the cap is moved back to the delayed set for 0.5–1.5 s and asks again. With the cap lifted to 50 (row 3b) the same load runs at ${fmt(uncapped)} calls/s instead of ${fmt(capped)} (${fmt(uncapped / capped)}×).`,
+      `- **The per-app cap on one busy app**: all of row 3's calls belong to one app, so at most APP_DELIVERY_CONCURRENCY (default 25) of them are delivered at once per worker; ` +
+        `a job over the cap waits outside the worker for about as long as its place in the app's line takes to clear, then asks again. With the cap lifted to 50 (row 3b) the same load runs at ${fmt(uncapped)} calls/s instead of ${fmt(capped)} (${fmt(uncapped / capped)}×).`,
     );
   }
   const late = Math.max(med('4', 'tg_a2_p99'), med('4', 'tg_a3_p99'));
@@ -482,7 +482,7 @@ Written by \`node bench/run.mjs\` on ${new Date().toISOString()} (${fmt(seconds 
 - node ${info.node}, redis-server ${info.redis}, Postgres at 127.0.0.1:5432; Toolgate commit ${info.commit}
 - runs: ${cfg.runs}${cfg.quick ? ' (BENCH_QUICK=1: small N, not for conclusions)' : ''} (rows 3b and 4b: ${cfg.variantRuns}); cells are the median of the runs with (min–max) across runs
 - round trips for reference (from the bench process, idle stack): Postgres \`SELECT 1\` p50 ${fmt(reference.pg_p50, 'ms')}, Redis PING p50 ${fmt(reference.redis_p50, 'ms')}
-- Toolgate runs with its defaults (APP_DELIVERY_CONCURRENCY=10, WORKER_CONCURRENCY=50) except rows 3b and 4b, which lift APP_DELIVERY_CONCURRENCY to 50
+- Toolgate runs with its defaults (APP_DELIVERY_CONCURRENCY=25, WORKER_CONCURRENCY=50) except rows 3b and 4b, which lift APP_DELIVERY_CONCURRENCY to 50
 - N: latency ${cfg.latencyN} (+${cfg.warmup} warm-up), throughput ${cfg.throughputN}, queued ${cfg.queuedN}, schedule ${cfg.scheduleN}, MCP ${cfg.mcpN}, list ${cfg.listN}, fairness B ${cfg.fairB} / A ${cfg.fairA}; 50 clients where in flight
 
 ${table}

@@ -371,7 +371,7 @@ function obstacles(lines, cpu) {
     out.push(
       `- **Instant calls, one client**: Toolgate adds ${fmt(r1.added)} ms at p50 and ${fmt(r1.added99)} ms at p99 over a bare POST to the same handler (${fmt(r1.floor)} ms). ` +
         (c1 ? `One call costs ${fmt(c1.api)} ms of API CPU and ${fmt(c1.postgres)} ms of Postgres CPU (${fmt(c1.total)} ms in all processes), so most of the added time is CPU work in the API and the database round trips it waits on, not the network. ` : '') +
-        (known(reference.pg_p50) ? `A call makes about 12 Postgres transactions one after another (bench/sql-per-call.mjs); one SELECT 1 round trip from a client takes ${fmt(reference.pg_p50)} ms here, a Redis PING ${fmt(reference.redis_p50)} ms. ` : '') +
+        (known(reference.pg_p50) ? `bench/sql-per-call.mjs counts the Postgres statements a call makes; one SELECT 1 round trip from a client takes ${fmt(reference.pg_p50)} ms here, a Redis PING ${fmt(reference.redis_p50)} ms. ` : '') +
         (r1.added <= 1 ? 'The p50 goal (≤ 1 ms) is met.' : `The p50 goal (≤ 1 ms) is missed by ${fmt(r1.added - 1)} ms.`),
     );
   }
@@ -403,7 +403,7 @@ function obstacles(lines, cpu) {
     out.push(
       `- **Retry schedule**: attempts 2 and 3 arrive at most ${fmt(late)} ms late at p99 (max ${fmt(Math.max(med('4', 'tg_a2_max'), med('4', 'tg_a3_max')))} ms); bare BullMQ delayed jobs on the same Redis: ${fmt(floorLate)} ms. ` +
         (late <= 50 ? 'Within the 50 ms goal.' : `Over the 50 ms goal; ${known(floorLate) && floorLate <= 50 ? 'BullMQ itself is within it, so the delay is Toolgate’s own (bookkeeping before the next attempt, or a busy worker).' : 'BullMQ itself is over it too on this machine.'}`) +
-        (known(lateNoCap) ? ` With APP_DELIVERY_CONCURRENCY=50 (row 4b): p99 ${fmt(lateNoCap)} ms${late > 50 && lateNoCap <= 50 ? ': the lateness comes from the per-app cap (a due attempt of an app at its cap is pushed back 0.5–1.5 s), not from the queue' : ''}.` : ''),
+        (known(lateNoCap) ? ` With APP_DELIVERY_CONCURRENCY=50 (row 4b): p99 ${fmt(lateNoCap)} ms${late > 50 && lateNoCap <= 50 ? ': the lateness comes from the per-app cap (a due attempt of an app at its cap waits for a slot of its app), not from the queue' : ''}.` : ''),
     );
   }
   const mcp = med('5', 'ratio_p50');
@@ -427,7 +427,7 @@ function obstacles(lines, cpu) {
     out.push(
       `- **Fairness**: app B's p99 from POST to succeeded is ${fmt(med('8', 'alone_p99'))} ms alone and ${fmt(med('8', 'loaded_p99'))} ms while app A has ${cfg.fairA} calls hanging (${fmt(fair)}×). ` +
         (fair <= 2
-          ? `A slow app does not hold B back. B's own latency alone (p50 ${fmt(med('8', 'alone_p50'))} ms for a handler that answers at once) is that of a burst of ${cfg.fairB} calls of one app${cfg.fairB > 10 ? ' against the per-app cap (10 in flight; a job over it is put back for 0.5–1.5 s and asks again)' : ''}.`
+          ? `A slow app does not hold B back. B's own latency alone (p50 ${fmt(med('8', 'alone_p50'))} ms for a handler that answers at once) is that of a burst of ${cfg.fairB} calls of one app${cfg.fairB > 25 ? ' against the per-app cap (25 in flight by default; a job over it waits for a slot of its app)' : ''}.`
           : `One app's hanging handler holds every other app's deliveries back: with WORKER_CONCURRENCY=50 and a 10 s attempt timeout, A's calls occupy every worker slot (${fmt(med('8', 'hanging'))} requests were hanging at the handler) and B's jobs wait behind them in the shared queue. A per-app cap on deliveries in flight (APP_DELIVERY_CONCURRENCY, in progress) is what this row checks.`),
     );
   }

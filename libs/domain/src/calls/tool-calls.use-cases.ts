@@ -1,5 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { ENV, type Env } from '../../../config/src/index.js';
+import { Injectable, Logger } from '@nestjs/common';
 import {
   type NewToolCall, type Page, type PageRequest, type ToolCall, type ToolCallFilters, type ToolCallWithAttempts, ToolCallsRepository,
 } from '../../../persistence/src/index.js';
@@ -7,7 +6,7 @@ import { CallEvents, type CallProgress, DeliveryQueue } from '../../../queue/src
 import { Metrics } from '../../../observability/src/index.js';
 import type { AgentTool } from '../agents/agent-toolset.js';
 import { type AgentRef, AgentToolsets } from '../agents/agent-toolsets.js';
-import { CallMcpTool, MCP_CALL_MAX_TIMEOUT_MS } from '../mcp/call-mcp-tool.use-case.js';
+import { CallMcpTool } from '../mcp/call-mcp-tool.use-case.js';
 import type { McpCallOptions } from '../../../mcp/src/index.js';
 import { FindOwnedApp } from '../apps/find-owned-app.js';
 import { DomainError, assertNoProblems } from '../errors.js';
@@ -49,7 +48,6 @@ export class AcceptToolCall {
   private readonly logger = new Logger('ToolCalls');
 
   constructor(
-    @Inject(ENV) private readonly env: Env,
     private readonly toolsets: AgentToolsets,
     private readonly calls: ToolCallsRepository,
     private readonly deliverAttempt: DeliverAttempt,
@@ -99,17 +97,23 @@ export class AcceptToolCall {
     if (typeof args !== 'object' || Array.isArray(args)) {
       throw DomainError.validation([{ path: 'arguments', message: 'must be an object of argument names to values' }]);
     }
-    const call = await this.calls.create(this.draft(agent, input, target, {
+    const timeoutMs = this.callMcpTool.timeoutMs(mcp);
+    const call = await this.calls.create({
+      ...this.draft(agent, input, target, {
       toolKind: 'mcp',
       toolName: target.instance.toolName,
       executionMode: 'instant',
       retryWindow: null,
-      attemptTimeoutS: Math.ceil(Math.min(mcp.timeoutMs ?? this.env.MCP_CALL_TIMEOUT_S * 1000, MCP_CALL_MAX_TIMEOUT_MS) / 1000),
+      attemptTimeoutS: Math.ceil(timeoutMs / 1000),
       handlerUrl: target.instance.installation.app.mcpUrl,
       arguments: args as object,
-    }));
+      }),
+      // Stored in progress: the attempt is made right here.
+      status: 'in_progress',
+      attemptDeadline: new Date(Date.now() + timeoutMs + ATTEMPT_DEADLINE_MARGIN_MS),
+    });
     this.metrics.callsAccepted.inc({ mode: 'instant', kind: 'mcp' });
-    return this.callMcpTool.execute(call, mcp);
+    return this.callMcpTool.execute(call, target.instance.installation.app, mcp);
   }
 
   /**
@@ -278,7 +282,6 @@ export class ReplayToolCall {
 @Injectable()
 export class ReconcileToolCalls {
   constructor(
-    @Inject(ENV) private readonly env: Env,
     private readonly calls: ToolCallsRepository,
     private readonly queue: DeliveryQueue,
     private readonly events: CallEvents,

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ENV, type Env } from '../../../config/src/index.js';
-import { AppsRepository, type CallOutcome, type ToolCall, ToolCallsRepository } from '../../../persistence/src/index.js';
+import { type App, type CallOutcome, type ToolCall, ToolCallsRepository } from '../../../persistence/src/index.js';
 import { BlockedAddressError } from '../../../delivery/src/index.js';
 import { type McpCallOptions, McpClients } from '../../../mcp/src/index.js';
 import { CallEvents } from '../../../queue/src/index.js';
@@ -21,25 +21,26 @@ export class CallMcpTool {
   constructor(
     @Inject(ENV) private readonly env: Env,
     private readonly calls: ToolCallsRepository,
-    private readonly apps: AppsRepository,
     private readonly clients: McpClients,
     private readonly targets: McpTargets,
     private readonly events: CallEvents,
     private readonly metrics: Metrics,
   ) {}
 
-  async execute(call: ToolCall, options: Partial<McpCallOptions> = {}): Promise<ToolCall> {
-    const timeoutMs = Math.min(options.timeoutMs ?? this.env.MCP_CALL_TIMEOUT_S * 1000, MCP_CALL_MAX_TIMEOUT_MS);
-    const claimed = await this.calls.claim(call.id, 1, 1, new Date(Date.now() + timeoutMs + 5000));
-    if (!claimed) return call;
+  /** The deadline of a call: the caller's, else MCP_CALL_TIMEOUT_S; never more than 120 s. */
+  timeoutMs(options: Partial<McpCallOptions>): number {
+    return Math.min(options.timeoutMs ?? this.env.MCP_CALL_TIMEOUT_S * 1000, MCP_CALL_MAX_TIMEOUT_MS);
+  }
+
+  /** Makes the call's one attempt; the call was stored already in progress, `app` is its app as the agent's toolset holds it. */
+  async execute(call: ToolCall, app: App, options: Partial<McpCallOptions> = {}): Promise<ToolCall> {
+    const timeoutMs = this.timeoutMs(options);
     const sentAt = new Date();
     const started = performance.now();
     let transition: Pick<CallOutcome, 'status' | 'result' | 'resultText' | 'error'>;
     let outcome: string;
     let error: string | null = null;
     try {
-      const app = await this.apps.getById(call.appId);
-      if (!app) throw new Error('the app was deleted');
       const result = (await this.clients.callTool(await this.targets.of(app), call.toolName, call.arguments as Record<string, unknown>, {
         timeoutMs,
         signal: options.signal,
@@ -74,7 +75,7 @@ export class CallMcpTool {
     );
     await this.events.publishFinished(call.id).catch(() => undefined);
     if (!moved) return (await this.calls.getById(call.id)) ?? call;
-    return { ...claimed, ...final, attemptDeadline: null } as ToolCall;
+    return { ...call, ...final, attemptDeadline: null } as ToolCall;
   }
 
   private classify(error: unknown, signal: AbortSignal | undefined, timeoutMs: number): { outcome: string; error: string } {

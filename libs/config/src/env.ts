@@ -109,18 +109,3 @@ export function loadEnvOrExit(source: NodeJS.ProcessEnv = process.env): Env {
 
 /** Nest injection token of the parsed environment. */
 export const ENV = Symbol('ENV');
-
-type NestLogLevel = 'fatal' | 'error' | 'warn' | 'log' | 'debug';
-const NEST_LOG_LEVELS: Record<Env['LOG_LEVEL'], NestLogLevel[]> = {
-  silent: [],
-  fatal: ['fatal'],
-  error: ['fatal', 'error'],
-  warn: ['fatal', 'error', 'warn'],
-  info: ['fatal', 'error', 'warn', 'log'],
-  debug: ['fatal', 'error', 'warn', 'log', 'debug'],
-};
-
-/** The Nest logger levels for LOG_LEVEL. */
-export function nestLogLevels(env: Env): NestLogLevel[] {
-  return NEST_LOG_LEVELS[env.LOG_LEVEL];
-}

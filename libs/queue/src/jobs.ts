@@ -3,8 +3,7 @@ export const TOOL_CALL_DELIVERY_QUEUE = 'tool-call-delivery';
 
 /**
  * Every job name a Toolgate queue may carry. The worker refuses to start unless each has a
- * processor, so a job can never sit in Redis with nobody to run it. The delivery pipeline adds
- * its job names here together with their processors.
+ * processor, so a job can never sit in Redis with nobody to run it.
  */
 export const JOB_NAMES: readonly string[] = ['deliver-tool-call'];
 

@@ -9,20 +9,38 @@ import { UpdateApp } from './apps/update-app.use-case.js';
 import { ReencryptSecrets } from './secrets/reencrypt-secrets.use-case.js';
 import { CreateTool } from './tools/create-tool.use-case.js';
 import { DeleteTool } from './tools/delete-tool.use-case.js';
-import { GetTool, ListTools } from './tools/read-tools.use-case.js';
+import { GetTool } from './tools/get-tool.use-case.js';
+import { ListTools } from './tools/list-tools.use-case.js';
 import { UpdateTool } from './tools/update-tool.use-case.js';
 import { DeliverAttempt } from './calls/deliver-attempt.use-case.js';
 import { AgentToolsets } from './agents/agent-toolsets.js';
 import { CallMcpTool } from './mcp/call-mcp-tool.use-case.js';
 import { McpListChangedRefresh } from './mcp/mcp-list-changed.js';
-import { ListAppMcpTools, McpTargets, RefreshAppMcpTools, RefreshMcpSnapshot } from './mcp/mcp-snapshot.use-cases.js';
+import { ListAppMcpTools } from './mcp/list-app-mcp-tools.use-case.js';
+import { McpTargets } from './mcp/mcp-targets.js';
+import { RefreshAppMcpTools } from './mcp/refresh-app-mcp-tools.use-case.js';
+import { RefreshMcpSnapshot } from './mcp/refresh-mcp-snapshot.use-case.js';
 import { IdempotentRequests } from './calls/idempotency.js';
-import {
-  AcceptToolCall, AwaitToolCall, CancelToolCall, GetAgentToolCall, GetAppToolCall, ListAgentTools, ListAppToolCalls, ReconcileToolCalls, ReplayToolCall,
-} from './calls/tool-calls.use-cases.js';
-import { CreateToolInstance, DeleteToolInstance, ListToolInstances, UpdateToolInstance } from './instances/tool-instances.use-cases.js';
-import { CreateConfiguratorLaunch, ExchangeLaunchCode } from './projects/configurator-launch.use-cases.js';
-import { FindInstallation, InstallApp, ListInstallableTools, ListInstallations, UninstallApp } from './projects/installations.use-cases.js';
+import { AcceptToolCall } from './calls/accept-tool-call.use-case.js';
+import { AwaitToolCall } from './calls/await-tool-call.use-case.js';
+import { CancelToolCall } from './calls/cancel-tool-call.use-case.js';
+import { GetAgentToolCall } from './calls/get-agent-tool-call.use-case.js';
+import { GetAppToolCall } from './calls/get-app-tool-call.use-case.js';
+import { ListAgentTools } from './calls/list-agent-tools.use-case.js';
+import { ListAppToolCalls } from './calls/list-app-tool-calls.use-case.js';
+import { ReconcileToolCalls } from './calls/reconcile-tool-calls.use-case.js';
+import { ReplayToolCall } from './calls/replay-tool-call.use-case.js';
+import { CreateToolInstance } from './instances/create-tool-instance.use-case.js';
+import { DeleteToolInstance } from './instances/delete-tool-instance.use-case.js';
+import { ListToolInstances } from './instances/list-tool-instances.use-case.js';
+import { UpdateToolInstance } from './instances/update-tool-instance.use-case.js';
+import { CreateConfiguratorLaunch } from './projects/create-configurator-launch.use-case.js';
+import { ExchangeLaunchCode } from './projects/exchange-launch-code.use-case.js';
+import { FindInstallation } from './projects/find-installation.use-case.js';
+import { InstallApp } from './projects/install-app.use-case.js';
+import { ListInstallableTools } from './projects/list-installable-tools.use-case.js';
+import { ListInstallations } from './projects/list-installations.use-case.js';
+import { UninstallApp } from './projects/uninstall-app.use-case.js';
 
 const useCases = [
   CreateApp, DeleteApp, FindOwnedApp, ListApps, PutAgentToolsSettings, RotateWebhookSecret, UpdateApp,

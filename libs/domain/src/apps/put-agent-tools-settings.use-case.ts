@@ -10,7 +10,7 @@ import {
   agentToolsSettingsOf,
 } from './agent-tools-settings.js';
 import { FindOwnedApp } from './find-owned-app.js';
-import { RefreshMcpSnapshot } from '../mcp/mcp-snapshot.use-cases.js';
+import { RefreshMcpSnapshot } from '../mcp/refresh-mcp-snapshot.use-case.js';
 import { AgentToolsets } from '../agents/agent-toolsets.js';
 
 export interface PutAgentToolsSettingsInput {

@@ -6,7 +6,8 @@ import { type McpCallOptions, McpClients } from '../../../mcp/src/index.js';
 import { CallEvents } from '../../../queue/src/index.js';
 import { Metrics } from '../../../observability/src/index.js';
 import { newId } from '../ids.js';
-import { describeMcpError, McpTargets } from './mcp-snapshot.use-cases.js';
+import { describeMcpError } from './mcp-error.js';
+import { McpTargets } from './mcp-targets.js';
 import { flattenMcpResult, type McpToolResult } from './result-text.js';
 
 /** The longest deadline of an MCP tool call (the default is MCP_CALL_TIMEOUT_S, 30 s). */

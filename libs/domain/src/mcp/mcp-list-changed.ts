@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { McpClients } from '../../../mcp/src/index.js';
-import { RefreshMcpSnapshot } from './mcp-snapshot.use-cases.js';
+import { RefreshMcpSnapshot } from './refresh-mcp-snapshot.use-case.js';
 
 /** Reloads an app's snapshot when its server sends `notifications/tools/list_changed`. */
 @Injectable()

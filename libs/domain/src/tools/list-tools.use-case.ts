@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { HttpToolsRepository, type Page, type PageRequest } from '../../../persistence/src/index.js';
 import { FindOwnedApp } from '../apps/find-owned-app.js';
-import { DomainError } from '../errors.js';
 import { type HttpToolRecord, httpToolFromRow } from './http-tool-record.js';
 
 @Injectable()
@@ -15,16 +14,5 @@ export class ListTools {
     await this.findOwnedApp.execute(developerId, appId);
     const { items, nextAfter } = await this.tools.list(developerId, appId, page);
     return { items: items.map(httpToolFromRow), nextAfter };
-  }
-}
-
-@Injectable()
-export class GetTool {
-  constructor(private readonly tools: HttpToolsRepository) {}
-
-  async execute(developerId: string, appId: string, toolId: string): Promise<HttpToolRecord> {
-    const row = await this.tools.get(developerId, appId, toolId);
-    if (!row) throw DomainError.notFound(`Tool "${toolId}"`);
-    return httpToolFromRow(row);
   }
 }

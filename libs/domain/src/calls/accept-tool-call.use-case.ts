@@ -1,0 +1,146 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { type NewToolCall, type ToolCall, ToolCallsRepository } from '../../../persistence/src/index.js';
+import { DeliveryQueue } from '../../../queue/src/index.js';
+import { Metrics } from '../../../observability/src/index.js';
+import type { AgentTool } from '../agents/agent-toolset.js';
+import { type AgentRef, AgentToolsets } from '../agents/agent-toolsets.js';
+import { CallMcpTool } from '../mcp/call-mcp-tool.use-case.js';
+import type { McpCallOptions } from '../../../mcp/src/index.js';
+import { DomainError, assertNoProblems } from '../errors.js';
+import { newId, uuidv7 } from '../ids.js';
+import { ATTEMPT_DEADLINE_MARGIN_MS, DeliverAttempt } from './deliver-attempt.use-case.js';
+import { toolCallBody } from './tool-call-body.js';
+import { SecretBox } from '../../../secrets/src/index.js';
+import { argumentProblems, normalizeArguments } from './tool-arguments.js';
+
+export interface ToolCallInput {
+  tool: string;
+  dialog_id: string;
+  lead_id?: string | null;
+  arguments?: unknown;
+}
+
+/**
+ * Accepts an agent's call: finds the tool by its agent-facing name, refuses what cannot run now
+ * (409) or invalid arguments (422) before anything is sent, records the call, then delivers it
+ * (instant: here, one attempt) or queues it (wait, background).
+ */
+@Injectable()
+export class AcceptToolCall {
+  private readonly logger = new Logger('ToolCalls');
+
+  constructor(
+    private readonly toolsets: AgentToolsets,
+    private readonly calls: ToolCallsRepository,
+    private readonly deliverAttempt: DeliverAttempt,
+    private readonly callMcpTool: CallMcpTool,
+    private readonly queue: DeliveryQueue,
+    private readonly metrics: Metrics,
+    private readonly secrets: SecretBox,
+  ) {}
+
+  /** `mcp` passes a deadline, progress and cancellation through to an MCP tool. */
+  async execute(agent: AgentRef, input: ToolCallInput, mcp: Partial<McpCallOptions> = {}): Promise<ToolCall> {
+    const toolset = await this.toolsets.load(agent);
+    const target = toolset.find((tool) => tool.name === input.tool);
+    if (!target) {
+      const callable = toolset.filter((t) => t.refusal === null).map((t) => t.name);
+      throw DomainError.validation([
+        { path: 'tool', message: `the agent has no tool "${input.tool}"${callable.length ? `; it has: ${callable.join(', ')}` : ''}` },
+      ]);
+    }
+    if (target.refusal) throw DomainError.conflict(`Tool "${input.tool}" cannot be called now: ${target.refusal}.`);
+    if (target.mcp) return this.acceptMcpCall(agent, input, target, mcp);
+    const tool = target.tool;
+    if (!tool) throw DomainError.conflict(`Tool "${input.tool}" cannot be called now.`);
+    assertNoProblems(argumentProblems(target.parameters, input.arguments));
+
+    const draft = this.draft(agent, input, target, {
+      toolKind: 'http',
+      toolName: tool.name,
+      executionMode: tool.execution_mode,
+      retryWindow: tool.retry_window,
+      attemptTimeoutS: tool.attempt_timeout_s,
+      handlerUrl: tool.handler_url,
+      arguments: normalizeArguments(input.arguments),
+    });
+    this.metrics.callsAccepted.inc({ mode: tool.execution_mode, kind: 'http' });
+    if (tool.execution_mode === 'instant') return this.deliverNow(draft, target);
+    const call = await this.calls.create(draft);
+    // The call is stored first: if Redis is away now, the reconciler queues it later.
+    await this.queue.enqueue({ callId: call.id, appId: call.appId, timeoutS: call.attemptTimeoutS, round: 1, n: 1 }, 0).catch((error: Error) => {
+      this.logger.warn(`call ${call.id}: not queued (${error.message}); the reconciler will`);
+    });
+    return call;
+  }
+
+  private async acceptMcpCall(agent: AgentRef, input: ToolCallInput, target: AgentTool, mcp: Partial<McpCallOptions>): Promise<ToolCall> {
+    const args = input.arguments ?? {};
+    if (typeof args !== 'object' || Array.isArray(args)) {
+      throw DomainError.validation([{ path: 'arguments', message: 'must be an object of argument names to values' }]);
+    }
+    const timeoutMs = this.callMcpTool.timeoutMs(mcp);
+    const call = await this.calls.create({
+      ...this.draft(agent, input, target, {
+      toolKind: 'mcp',
+      toolName: target.instance.toolName,
+      executionMode: 'instant',
+      retryWindow: null,
+      attemptTimeoutS: Math.ceil(timeoutMs / 1000),
+      handlerUrl: target.instance.installation.app.mcpUrl,
+      arguments: args as object,
+      }),
+      // Stored in progress: the attempt is made right here.
+      status: 'in_progress',
+      attemptDeadline: new Date(Date.now() + timeoutMs + ATTEMPT_DEADLINE_MARGIN_MS),
+    });
+    this.metrics.callsAccepted.inc({ mode: 'instant', kind: 'mcp' });
+    return this.callMcpTool.execute(call, target.instance.installation.app, mcp);
+  }
+
+  /**
+   * An instant call: the API makes its one attempt itself, right away. The call is stored already
+   * in progress with its body (built here, the send time: private data decrypted now), and the app
+   * and instance come from the agent's toolset, so the attempt costs two statements.
+   */
+  private async deliverNow(draft: NewToolCall, target: AgentTool): Promise<ToolCall> {
+    const instance = target.instance;
+    const privateData = instance.privateDataEnc ? await this.secrets.decryptJson(instance.privateDataEnc) : {};
+    const body = toolCallBody(draft as unknown as ToolCall, instance.configuration, privateData);
+    const call = await this.calls.create({
+      ...draft,
+      status: 'in_progress',
+      bodyEnc: await this.secrets.encrypt(body),
+      attemptDeadline: new Date(Date.now() + draft.attemptTimeoutS * 1000 + ATTEMPT_DEADLINE_MARGIN_MS),
+    });
+    return this.deliverAttempt.deliverClaimed(call, instance.installation.app, body, 1);
+  }
+
+  /** An accepted call, due now as attempt 1 of round 1, with a fresh UUIDv7 event id. */
+  private draft(
+    agent: AgentRef,
+    input: ToolCallInput,
+    target: AgentTool,
+    tool: Pick<NewToolCall, 'toolKind' | 'toolName' | 'executionMode' | 'retryWindow' | 'attemptTimeoutS' | 'handlerUrl' | 'arguments'>,
+  ): NewToolCall {
+    const now = new Date();
+    return {
+      ...tool,
+      id: newId('call'),
+      eventId: uuidv7(now.getTime()),
+      appId: target.instance.appId,
+      installationId: target.instance.installationId,
+      projectId: agent.projectId,
+      agentId: agent.agentId,
+      toolInstanceId: target.instance.id,
+      agentToolName: target.name,
+      dialogId: input.dialog_id,
+      leadId: input.lead_id ?? null,
+      status: 'queued',
+      round: 1,
+      nextAttemptN: 1,
+      nextAttemptAt: now,
+      acceptedAt: now,
+    };
+  }
+}

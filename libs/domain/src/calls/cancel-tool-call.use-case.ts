@@ -1,0 +1,29 @@
+import { Injectable } from '@nestjs/common';
+import { type ToolCall, ToolCallsRepository } from '../../../persistence/src/index.js';
+import { CallEvents, DeliveryQueue } from '../../../queue/src/index.js';
+import { Metrics } from '../../../observability/src/index.js';
+import type { AgentRef } from '../agents/agent-toolsets.js';
+import { DomainError } from '../errors.js';
+
+/** Stops further attempts of an active call (an attempt already on the wire still completes). */
+@Injectable()
+export class CancelToolCall {
+  constructor(
+    private readonly calls: ToolCallsRepository,
+    private readonly queue: DeliveryQueue,
+    private readonly events: CallEvents,
+    private readonly metrics: Metrics,
+  ) {}
+
+  async execute(agent: AgentRef, callId: string, reason = 'cancelled by the agent'): Promise<ToolCall> {
+    const call = await this.calls.getForAgent(agent.projectId, agent.agentId, callId);
+    if (!call) throw DomainError.notFound(`Tool call "${callId}"`);
+    if (!(await this.calls.cancel(callId, { kind: 'cancelled', message: reason }, new Date()))) {
+      throw DomainError.conflict(`Tool call "${callId}" already finished (${call.status}): there is nothing to cancel.`);
+    }
+    this.metrics.callsFinished.inc({ mode: call.executionMode, status: 'cancelled' });
+    if (call.nextAttemptN) await this.queue.remove({ callId, round: call.round, n: call.nextAttemptN });
+    await this.events.publishFinished(callId).catch(() => undefined);
+    return (await this.calls.getById(callId)) as ToolCall;
+  }
+}

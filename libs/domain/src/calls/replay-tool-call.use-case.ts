@@ -1,0 +1,23 @@
+import { Injectable } from '@nestjs/common';
+import { type ToolCallWithAttempts, ToolCallsRepository } from '../../../persistence/src/index.js';
+import { DeliveryQueue } from '../../../queue/src/index.js';
+import { DomainError } from '../errors.js';
+
+/** Delivers a finished call again (same event_id and body bytes) on its tool's schedule, as a new round. */
+@Injectable()
+export class ReplayToolCall {
+  constructor(
+    private readonly calls: ToolCallsRepository,
+    private readonly queue: DeliveryQueue,
+  ) {}
+
+  async execute(developerId: string, appId: string, callId: string): Promise<ToolCallWithAttempts> {
+    const call = await this.calls.getForApp(developerId, appId, callId);
+    if (!call) throw DomainError.notFound(`Tool call "${callId}"`);
+    if (call.toolKind !== 'http') throw DomainError.conflict('Only calls of HTTP tools can be replayed.');
+    const replayed = await this.calls.startNewRound(callId, new Date());
+    if (!replayed) throw DomainError.conflict(`Tool call "${callId}" is still ${call.status}: only a finished call can be replayed.`);
+    await this.queue.enqueue({ callId, appId, timeoutS: replayed.attemptTimeoutS, round: replayed.round, n: 1 }, 0).catch(() => undefined);
+    return (await this.calls.getForApp(developerId, appId, callId)) as ToolCallWithAttempts;
+  }
+}

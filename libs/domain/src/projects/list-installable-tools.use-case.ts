@@ -1,0 +1,60 @@
+import { Injectable } from '@nestjs/common';
+import { HttpToolsRepository, McpToolsRepository } from '../../../persistence/src/index.js';
+import { httpToolFromRow } from '../tools/http-tool-record.js';
+import { FindInstallation } from './find-installation.use-case.js';
+import type { Language } from './language.js';
+
+export interface InstallableTool {
+  name: string;
+  kind: 'http' | 'mcp';
+  title: string;
+  description: string;
+  response_description: string | null;
+  configurable: boolean;
+  allow_multiple: boolean;
+  execution_mode: string;
+  parameters: unknown;
+}
+
+/** The tools of the app's current saved mode a project can add, texts in one language; none while the app is disabled. */
+@Injectable()
+export class ListInstallableTools {
+  constructor(
+    private readonly findInstallation: FindInstallation,
+    private readonly httpTools: HttpToolsRepository,
+    private readonly mcpTools: McpToolsRepository,
+  ) {}
+
+  async execute(projectId: string, installationId: string, language: Language): Promise<InstallableTool[]> {
+    const { app } = await this.findInstallation.execute(projectId, installationId);
+    if (!app.agentToolsEnabled) return [];
+    if (app.agentToolsMode === 'mcp') {
+      const snapshot = await this.mcpTools.list(app.id);
+      return snapshot
+        .filter((tool) => tool.available)
+        .map((tool) => ({
+          name: tool.name,
+          kind: 'mcp' as const,
+          title: tool.title ?? tool.name,
+          description: tool.description ?? '',
+          response_description: null,
+          configurable: false,
+          allow_multiple: false,
+          execution_mode: 'instant',
+          parameters: tool.inputSchema,
+        }));
+    }
+    const tools = (await this.httpTools.listAll(app.id)).map(httpToolFromRow);
+    return tools.map((tool) => ({
+      name: tool.name,
+      kind: 'http' as const,
+      title: tool.title[language],
+      description: tool.description[language],
+      response_description: tool.response_description?.[language] ?? null,
+      configurable: tool.configurable,
+      allow_multiple: tool.allow_multiple,
+      execution_mode: tool.execution_mode,
+      parameters: tool.parameters,
+    }));
+  }
+}

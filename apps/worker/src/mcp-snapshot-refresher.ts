@@ -1,45 +1,29 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { ENV, type Env } from '../../../libs/config/src/index.js';
 import { RefreshMcpSnapshot } from '../../../libs/domain/src/index.js';
 import { McpToolsRepository } from '../../../libs/persistence/src/index.js';
+import { PeriodicTask } from './periodic-task.js';
 
 /**
  * Keeps MCP snapshots fresh: reloads those older than MCP_SNAPSHOT_TTL_S. The connections it
  * opens stay open, so a server's `notifications/tools/list_changed` triggers a reload at once.
  */
 @Injectable()
-export class McpSnapshotRefresher implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('McpSnapshots');
-  private timer?: NodeJS.Timeout;
-  private running = false;
+export class McpSnapshotRefresher extends PeriodicTask {
+  protected readonly everyMs: number;
 
   constructor(
     @Inject(ENV) private readonly env: Env,
     private readonly snapshots: McpToolsRepository,
     private readonly refresh: RefreshMcpSnapshot,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    const everyMs = Math.min(this.env.MCP_SNAPSHOT_TTL_S * 1000, 30_000);
-    this.timer = setInterval(() => void this.tick(), everyMs);
-    void this.tick();
+  ) {
+    super();
+    this.everyMs = Math.min(env.MCP_SNAPSHOT_TTL_S * 1000, 30_000);
   }
 
-  private async tick(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
-    try {
-      const stale = await this.snapshots.staleApps(new Date(Date.now() - this.env.MCP_SNAPSHOT_TTL_S * 1000), 50);
-      // One server at a time: a slow one delays only the next refresh, never a tool call.
-      for (const app of stale) await this.refresh.execute(app.id).catch((error: Error) => this.logger.warn(error.message));
-    } catch (error) {
-      this.logger.warn(`snapshot refresh failed: ${(error as Error).message}`);
-    } finally {
-      this.running = false;
-    }
-  }
-
-  onApplicationShutdown(): void {
-    clearInterval(this.timer);
+  protected async run(): Promise<void> {
+    const stale = await this.snapshots.staleApps(new Date(Date.now() - this.env.MCP_SNAPSHOT_TTL_S * 1000), 50);
+    // One server at a time: a slow one delays only the next refresh, never a tool call.
+    for (const app of stale) await this.refresh.execute(app.id).catch((error: Error) => this.logger.warn(error.message));
   }
 }

@@ -1,10 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import { HttpToolsRepository, LaunchCodesRepository, ToolInstancesRepository } from '../../../persistence/src/index.js';
+import { HttpToolsRepository, type LaunchCode, LaunchCodesRepository, type ToolInstance, ToolInstancesRepository } from '../../../persistence/src/index.js';
 import { FindOwnedApp } from '../apps/find-owned-app.js';
 import { DomainError } from '../errors.js';
-import { instanceStatus } from '../instances/tool-instance.js';
-import { httpToolFromRow } from '../tools/http-tool-record.js';
+import { type HttpToolRecord, httpToolFromRow } from '../tools/http-tool-record.js';
 import { hashCode } from './launch-code-hash.js';
+
+/** What a configurator learns from its launch code: who launched it, for which tool and which instance. */
+export interface LaunchContext {
+  launch: LaunchCode;
+  tool: HttpToolRecord | null;
+  /** The instance being edited (mode edit), or null. */
+  instance: ToolInstance | null;
+}
 
 /** The developer's configurator trades a launch code (once, within 10 minutes) for its context. */
 @Injectable()
@@ -16,33 +23,12 @@ export class ExchangeLaunchCode {
     private readonly instances: ToolInstancesRepository,
   ) {}
 
-  async execute(developerId: string, appId: string, launchCode: string, now = new Date()) {
+  async execute(developerId: string, appId: string, launchCode: string, now = new Date()): Promise<LaunchContext> {
     await this.findOwnedApp.execute(developerId, appId);
     const launch = await this.launchCodes.consume(hashCode(launchCode), appId, now);
     if (!launch) throw DomainError.notFound('Launch code (unknown, already used or older than 10 minutes)');
     const toolRow = await this.httpTools.getByName(appId, launch.toolName);
     const instance = launch.instanceId ? await this.instances.get(launch.projectId, launch.agentId, launch.instanceId) : null;
-    return {
-      mode: launch.mode,
-      project_id: launch.projectId,
-      agent_id: launch.agentId,
-      installation_id: launch.installationId,
-      tool_name: launch.toolName,
-      theme: launch.theme,
-      language: launch.language,
-      tool: toolRow ? { name: toolRow.name, parameters: httpToolFromRow(toolRow).parameters, allow_multiple: toolRow.allowMultiple } : null,
-      instance: instance
-        ? {
-            id: instance.id,
-            title: instance.title,
-            configuration: instance.configuration,
-            configured_parameters: instance.configuredParameters,
-            private_data_set: instance.privateDataEnc !== null,
-            private_data_required: instance.privateDataRequired,
-            enabled: instance.enabled,
-            status: instanceStatus(instance),
-          }
-        : null,
-    };
+    return { launch, tool: toolRow ? httpToolFromRow(toolRow) : null, instance };
   }
 }

@@ -88,6 +88,12 @@ describe('POST /v1/apps', () => {
     expect(response.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['display_name', 'name']);
   });
 
+  it('says a JSON body is needed when none came (or not as application/json)', async () => {
+    const text = await api.request('POST', '/v1/apps', { token: alice, rawBody: 'name=x', headers: { 'content-type': 'text/plain' } });
+    expect(text.status).toBe(422);
+    expect(text.body.errors).toEqual([{ path: '', message: 'a JSON body is required, sent with Content-Type: application/json' }]);
+  });
+
   it('answers malformed JSON with 400 and a body over 1 MiB with 413, both problem+json', async () => {
     const malformed = await api.request('POST', '/v1/apps', { token: alice, rawBody: '{"name": ' });
     expect(malformed.status).toBe(400);

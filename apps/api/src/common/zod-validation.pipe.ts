@@ -9,8 +9,9 @@ export function zodProblems(issues: z.core.$ZodIssue[]): FieldProblem[] {
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((key) => ({ path: [...path, key].join('.'), message: 'unknown field: remove it' }));
     }
-    const message = issue.code === 'invalid_type' && /received undefined$/.test(issue.message) ? 'required' : issue.message;
-    return [{ path: path.join('.'), message }];
+    const missing = issue.code === 'invalid_type' && /received undefined$/.test(issue.message);
+    if (missing && path.length === 0) return [{ path: '', message: 'a JSON body is required, sent with Content-Type: application/json' }];
+    return [{ path: path.join('.'), message: missing ? 'required' : issue.message }];
   });
 }
 

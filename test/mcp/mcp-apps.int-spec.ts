@@ -38,6 +38,7 @@ describe('the snapshot of an MCP server', () => {
 
   it('keeps the last snapshot and records why when a refresh fails', async () => {
     const server = await startEverything();
+    try {
     const ctx = await mcpAgent(api, server.url, ['echo']);
     const before = (await api.request('GET', `/v1/apps/${ctx.app.id}/mcp/tools`, { token: ctx.dev })).body;
     await server.stop();
@@ -53,6 +54,9 @@ describe('the snapshot of an MCP server', () => {
     const call = await api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body: { tool: `${ctx.prefix}echo`, dialog_id: 'd', arguments: { message: 'hi' } } });
     expect(call.status).toBe(200);
     expect(call.body).toMatchObject({ status: 'failed', error: { kind: 'mcp_unavailable' } });
+    } finally {
+      await server.stop();
+    }
   }, 60_000);
 
   it('sends the auth header on every request, and records a server that refuses without it', async () => {

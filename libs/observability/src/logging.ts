@@ -1,4 +1,5 @@
-import pino, { type LoggerOptions } from 'pino';
+import pino, { type DestinationStream, type LoggerOptions } from 'pino';
+import pretty from 'pino-pretty';
 import type { LoggerService } from '@nestjs/common';
 import type { Env } from '../../config/src/index.js';
 
@@ -34,6 +35,24 @@ export function pinoOptions(env: Env, service: 'api' | 'worker'): LoggerOptions 
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: { paths: REDACTED_PATHS, censor: '[Redacted]' },
   };
+}
+
+/**
+ * Where log lines go: one readable line per event for a person at a terminal (outside production), JSON lines on
+ * stdout otherwise (for collectors), always in production.
+ */
+export function logDestination(env: Env, stdout: NodeJS.WritableStream & { isTTY?: boolean } = process.stdout): DestinationStream | undefined {
+  if (env.NODE_ENV === 'production' || !stdout.isTTY) return undefined;
+  return pretty({
+    colorize: true,
+    singleLine: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,service,context',
+    messageKey: 'msg',
+    messageFormat: '{if context}[{context}] {end}{msg}',
+    destination: stdout,
+    sync: true,
+  });
 }
 
 /** Nest's logger interface over pino, for processes without HTTP requests (the worker, scripts). */

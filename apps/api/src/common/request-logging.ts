@@ -2,37 +2,37 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Params } from 'nestjs-pino';
 import type { Env } from '../../../../libs/config/src/index.js';
-import { pinoOptions } from '../../../../libs/observability/src/index.js';
+import { logDestination, pinoOptions } from '../../../../libs/observability/src/index.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
 
 /**
- * JSON request logs (pino-http): every line logged while a request is handled carries its
+ * Request logs (pino-http; JSON, or pretty at a terminal): every line logged while a request is handled carries its
  * `request_id` (the caller's `X-Request-Id` when sane, else a new one, echoed back); headers
  * that carry credentials are redacted; bodies are never logged.
  */
 export function requestLogging(env: Env): Params {
-  return {
-    pinoHttp: {
-      ...pinoOptions(env, 'api'),
-      quietReqLogger: true,
-      customAttributeKeys: { reqId: 'request_id' },
-      genReqId: (req: IncomingMessage, res: ServerResponse) => {
-        const given = req.headers['x-request-id'];
-        const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
-      autoLogging: { ignore: (req: IncomingMessage) => req.url === '/health/live' || req.url === '/health/ready' || req.url === '/metrics' },
-      serializers: {
-        req: (req: { id: string; method: string; url: string; headers: Record<string, unknown> }) => ({
-          id: req.id,
-          method: req.method,
-          url: req.url?.split('?')[0],
-          headers: { 'user-agent': req.headers['user-agent'], authorization: req.headers.authorization ? '[Redacted]' : undefined },
-        }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      },
+  const options = {
+    ...pinoOptions(env, 'api'),
+    quietReqLogger: true,
+    customAttributeKeys: { reqId: 'request_id' },
+    genReqId: (req: IncomingMessage, res: ServerResponse) => {
+      const given = req.headers['x-request-id'];
+      const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+      res.setHeader('X-Request-Id', id);
+      return id;
+    },
+    autoLogging: { ignore: (req: IncomingMessage) => req.url === '/health/live' || req.url === '/health/ready' || req.url === '/metrics' },
+    serializers: {
+      req: (req: { id: string; method: string; url: string; headers: Record<string, unknown> }) => ({
+        id: req.id,
+        method: req.method,
+        url: req.url?.split('?')[0],
+        headers: { 'user-agent': req.headers['user-agent'], authorization: req.headers.authorization ? '[Redacted]' : undefined },
+      }),
+      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
     },
   };
+  const destination = logDestination(env);
+  return { pinoHttp: destination ? [options, destination] : options };
 }

@@ -10,7 +10,7 @@ const built = join('dist/scripts', `${name}.js`);
 function newestSource(dir) {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name === 'node_modules' || entry.name === 'generated') continue;
+    if (['node_modules', 'generated', 'dist'].includes(entry.name)) continue;
     const path = join(dir, entry.name);
     if (entry.isDirectory()) newest = Math.max(newest, newestSource(path));
     else if (entry.name.endsWith('.ts')) newest = Math.max(newest, statSync(path).mtimeMs);

@@ -26,7 +26,7 @@ describe('npm run token', () => {
     expect(token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
     await jwtVerify(token, new TextEncoder().encode(DEVELOPMENT_JWT_SECRET), { audience: 'toolgate' });
     expect(decodeJwt(token)).toMatchObject({ role: 'agent', project_id: 'p1', agent_id: 'a1' });
-  });
+  }, 120_000); // buildDist compiles the whole project
 });
 
 describe('npm start local mode', () => {

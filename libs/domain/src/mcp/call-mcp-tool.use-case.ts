@@ -6,7 +6,7 @@ import { type McpCallOptions, McpClients, McpRedirectError, ResponseTooLargeErro
 import { CallEvents } from '../../../queue/src/index.js';
 import { Metrics } from '../../../observability/src/index.js';
 import { newId } from '../ids.js';
-import { capErrorText, describeMcpError } from './mcp-error.js';
+import { capErrorText, describeMcpError, findCause } from './mcp-error.js';
 import { McpTargets } from './mcp-targets.js';
 import { flattenMcpResult, type McpToolResult } from './result-text.js';
 
@@ -81,10 +81,12 @@ export class CallMcpTool {
 
   private classify(error: unknown, signal: AbortSignal | undefined, timeoutMs: number): { outcome: string; error: string } {
     if (signal?.aborted) return { outcome: 'cancelled', error: 'the caller cancelled the call' };
-    const blocked = error instanceof BlockedAddressError ? error : (error as { cause?: unknown }).cause;
-    if (blocked instanceof BlockedAddressError) return { outcome: 'blocked_address', error: blocked.message };
-    if (error instanceof ResponseTooLargeError) return { outcome: 'response_too_large', error: error.message };
-    if (error instanceof McpRedirectError) return { outcome: 'redirect', error: error.message };
+    const blocked = findCause(error, BlockedAddressError);
+    if (blocked) return { outcome: 'blocked_address', error: blocked.message };
+    const tooLarge = findCause(error, ResponseTooLargeError);
+    if (tooLarge) return { outcome: 'response_too_large', error: tooLarge.message };
+    const redirect = findCause(error, McpRedirectError);
+    if (redirect) return { outcome: 'redirect', error: redirect.message };
     const code = (error as { code?: string }).code;
     if (code === 'REQUEST_TIMEOUT') return { outcome: 'timeout', error: `the MCP server did not answer within ${timeoutMs / 1000} s` };
     const name = (error as Error).constructor?.name;

@@ -55,7 +55,7 @@ export class HostResolver {
     if (known) return known;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(dnsError('ETIMEOUT', `DNS lookup of ${hostname} timed out after ${this.timeoutMs} ms`)), this.timeoutMs);
+      timer = setTimeout(() => reject(this.timedOut(hostname)), this.timeoutMs);
     });
     try {
       const [v4, v6] = await Promise.race([
@@ -69,10 +69,15 @@ export class HostResolver {
       if (addresses.length > 0) return addresses;
       const failure = [v4, v6].find((r): r is PromiseRejectedResult => r.status === 'rejected' && r.reason?.code !== 'ENODATA');
       const code: string = failure?.reason?.code ?? 'ENOTFOUND';
-      throw dnsError(code === 'ENODATA' ? 'ENOTFOUND' : code, `DNS lookup of ${hostname} failed (${code})`);
+      if (code === 'ETIMEOUT') throw this.timedOut(hostname);
+      throw dnsError(code, `DNS lookup of ${hostname} failed (${code})`);
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  private timedOut(hostname: string): NodeJS.ErrnoException {
+    return dnsError('ETIMEOUT', `DNS lookup of ${hostname} got no answer within ${this.timeoutMs} ms`);
   }
 }
 

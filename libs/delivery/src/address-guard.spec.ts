@@ -180,6 +180,9 @@ describe('createGuardedAgent', () => {
       const refused = request(`http://localhost:${port}/`, { dispatcher: guarded });
       await expect(refused).rejects.toBeInstanceOf(BlockedAddressError);
       await expect(refused).rejects.toMatchObject({ code: 'BLOCKED_ADDRESS', host: 'localhost' });
+      // an IP literal is refused at connect time too, whatever URL (a redirect's) it came from
+      await expect(request(`http://127.0.0.1:${port}/`, { dispatcher: guarded })).rejects.toMatchObject({ code: 'BLOCKED_ADDRESS', host: '127.0.0.1' });
+      await expect(request(`http://[::ffff:127.0.0.1]:${port}/`, { dispatcher: guarded })).rejects.toMatchObject({ code: 'BLOCKED_ADDRESS' });
       expect(received).toBe(0);
 
       const res = await request(`http://localhost:${port}/`, { dispatcher: open });

@@ -19,7 +19,10 @@ export class McpRedirectError extends Error {
   readonly code = 'REDIRECT';
 
   constructor(status: number, location: string | null) {
-    super(`the MCP server answered ${status} (redirect to ${location ?? 'nowhere'}); redirects are not followed: set the app's MCP URL to the server's own address`);
+    super(
+      `the MCP server answered ${status} (redirect to ${location ?? 'nowhere'}); redirects are not followed: ` +
+        "set the app's MCP URL to the server's own address",
+    );
     this.name = 'McpRedirectError';
   }
 }

@@ -90,7 +90,9 @@ export class CallMcpTool {
     const code = (error as { code?: string }).code;
     if (code === 'REQUEST_TIMEOUT') return { outcome: 'timeout', error: `the MCP server did not answer within ${timeoutMs / 1000} s` };
     const name = (error as Error).constructor?.name;
-    if (name === 'ProtocolError' || name === 'McpError') return { outcome: 'tool_error', error: capErrorText(`the MCP server refused the call: ${(error as Error).message}`) };
+    if (name === 'ProtocolError' || name === 'McpError') {
+      return { outcome: 'tool_error', error: capErrorText(`the MCP server refused the call: ${(error as Error).message}`) };
+    }
     return { outcome: 'mcp_unavailable', error: `the MCP server could not be reached: ${describeMcpError(error)}` };
   }
 }

@@ -1,6 +1,6 @@
 // Toolgate as an MCP client: apps backed by the real server-everything and an SDK-built server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EverythingServer, startAuthCheckingServer, startEverything } from '../support/mcp-servers.js';
+import { type EverythingServer, listedTool, startAuthCheckingServer, startEverything, startScriptedServer } from '../support/mcp-servers.js';
 import { mcpAgent } from '../support/mcp-fixtures.js';
 import { type TestApi, startTestApi } from '../support/test-api.js';
 
@@ -34,6 +34,49 @@ describe('the snapshot of an MCP server', () => {
     const installableNames = installable.body.data.map((t: { name: string }) => t.name);
     expect(installableNames).toContain('echo');
     expect(installableNames).not.toContain('simulate-research-query');
+  });
+
+  it('of a server that lists one name twice keeps every copy, unavailable ("listed twice"), and records the refresh', async () => {
+    const server = await startScriptedServer({ toolsList: () => ({ result: { tools: [listedTool('dup', 'first'), listedTool('ok'), listedTool('dup', 'second')] } }) });
+    try {
+      const ctx = await mcpAgent(api, server.url, ['ok']);
+      const snapshot = (await api.request('GET', `/v1/apps/${ctx.app.id}/mcp/tools`, { token: ctx.dev })).body;
+      expect(snapshot.data.map((t: { name: string; available: boolean }) => [t.name, t.available])).toEqual([['dup', false], ['ok', true], ['dup', false]]);
+      expect(snapshot.data[0].reason).toMatch(/^listed twice/);
+      expect(snapshot.data[2]).toMatchObject({ description: 'second', reason: snapshot.data[0].reason });
+      expect(snapshot.refreshed_at).toEqual(expect.any(String));
+      expect(snapshot.last_error).toBeNull();
+      const installable = await api.request('GET', `/v1/projects/${ctx.projectId}/installations/${ctx.installationId}/tools`, { token: ctx.project });
+      expect(installable.body.data.map((t: { name: string }) => t.name)).toEqual(['ok']);
+      const dup = await api.request('POST', `/v1/projects/${ctx.projectId}/agents/${ctx.agentId}/tool-instances`, {
+        token: ctx.project,
+        body: { installation_id: ctx.installationId, tool_name: 'dup' },
+      });
+      expect(dup.status).toBeGreaterThanOrEqual(400);
+      expect(dup.status).toBeLessThan(500);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('follows nextCursor to the last page', async () => {
+    const pages: Record<string, { tools: unknown[]; nextCursor?: string }> = {
+      first: { tools: [listedTool('one'), listedTool('two')], nextCursor: 'page-2' },
+      'page-2': { tools: [listedTool('three')] },
+    };
+    const server = await startScriptedServer({
+      toolsList: (cursor) => ({ result: pages[cursor ?? 'first'] }),
+      toolsCall: (name) => ({ result: { content: [{ type: 'text', text: `ran ${name}` }] } }),
+    });
+    try {
+      const ctx = await mcpAgent(api, server.url, ['three']);
+      const snapshot = (await api.request('GET', `/v1/apps/${ctx.app.id}/mcp/tools`, { token: ctx.dev })).body;
+      expect(snapshot.data.map((t: { name: string }) => t.name)).toEqual(['one', 'two', 'three']);
+      const call = await api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body: { tool: `${ctx.prefix}three`, dialog_id: 'd' } });
+      expect(call.body).toMatchObject({ status: 'succeeded', result_text: 'ran three' });
+    } finally {
+      await server.stop();
+    }
   });
 
   it('keeps the last snapshot and records why when a refresh fails', async () => {

@@ -165,3 +165,111 @@ export async function startChangingServer(initialTools: string[]): Promise<Chang
     },
   };
 }
+
+/** What a scripted server answers to one JSON-RPC request. */
+export type ScriptedReply =
+  | { result: unknown; as?: 'json' | 'sse' }
+  /** Any HTTP answer at all (an error body, a redirect). */
+  | { http: { status: number; headers?: Record<string, string>; body?: string } }
+  /** An SSE stream that sends a comment every 100 ms and never ends. */
+  | { endless: true };
+
+export interface ScriptedServer {
+  url: string;
+  /** The JSON-RPC methods received, in order. */
+  methods: string[];
+  /** The paths requests came to. */
+  paths: string[];
+  /** Endless streams whose client went away. */
+  streamsClosed: number;
+  /** Sends `notifications/tools/list_changed` `times` times on every open GET stream. */
+  notifyToolsChanged(times: number): void;
+  /** How many GET streams are open. */
+  openStreams(): number;
+  stop(): Promise<void>;
+}
+
+/**
+ * A hand-written MCP server (stateless Streamable HTTP, 2025 protocol) whose `tools/list` and
+ * `tools/call` answers the test scripts: for what a well-behaved SDK server never does (a name
+ * listed twice, pages, 2 MiB answers, endless streams, redirects).
+ */
+export async function startScriptedServer(script: {
+  toolsList?: (cursor: string | undefined) => ScriptedReply;
+  toolsCall?: (name: string, args: Record<string, unknown>) => ScriptedReply;
+}): Promise<ScriptedServer> {
+  const getStreams = new Set<import('node:http').ServerResponse>();
+  const timers = new Set<NodeJS.Timeout>();
+  const state = { streamsClosed: 0 };
+  const methods: string[] = [];
+  const paths: string[] = [];
+  const send = (res: import('node:http').ServerResponse, id: unknown, reply: ScriptedReply) => {
+    if ('http' in reply) {
+      res.writeHead(reply.http.status, reply.http.headers).end(reply.http.body ?? '');
+    } else if ('endless' in reply) {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      const timer = setInterval(() => res.write(': still working\n\n'), 100);
+      timers.add(timer);
+      res.on('close', () => {
+        clearInterval(timer);
+        timers.delete(timer);
+        state.streamsClosed++;
+      });
+    } else if (reply.as === 'sse') {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, result: reply.result })}\n\n`);
+    } else {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, result: reply.result }));
+    }
+  };
+  const http: Server = createServer((req, res) => {
+    void (async () => {
+      paths.push(req.url ?? '/');
+      if (req.method === 'GET') {
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+        res.flushHeaders();
+        getStreams.add(res);
+        res.on('close', () => getStreams.delete(res));
+        return;
+      }
+      if (req.method !== 'POST') return void res.writeHead(405).end();
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const message = JSON.parse(Buffer.concat(chunks).toString()) as { id?: unknown; method: string; params?: Record<string, any> };
+      methods.push(message.method);
+      if (message.id === undefined) return void res.writeHead(202).end();
+      const { id, method, params } = message;
+      if (method === 'initialize') {
+        const result = { protocolVersion: params?.protocolVersion, capabilities: { tools: { listChanged: true } }, serverInfo: { name: 'scripted', version: '1.0.0' } };
+        return send(res, id, { result });
+      }
+      if (method === 'tools/list' && script.toolsList) return send(res, id, script.toolsList(params?.cursor));
+      if (method === 'tools/call' && script.toolsCall) return send(res, id, script.toolsCall(params?.name, params?.arguments ?? {}));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: ${method}` } }));
+    })();
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(http.address() as { port: number }).port}/mcp`,
+    methods,
+    paths,
+    get streamsClosed() {
+      return state.streamsClosed;
+    },
+    notifyToolsChanged(times) {
+      const event = `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })}\n\n`;
+      for (const res of getStreams) for (let i = 0; i < times; i++) res.write(event);
+    },
+    openStreams: () => getStreams.size,
+    async stop() {
+      for (const timer of timers) clearInterval(timer);
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
+    },
+  };
+}
+
+/** A tool as `tools/list` lists it. */
+export function listedTool(name: string, description = `The ${name} tool`) {
+  return { name, description, inputSchema: { type: 'object', properties: {} } };
+}

@@ -37,8 +37,15 @@ describe('parseEnv', () => {
     ['AUTH_JWT_SECRET', 'short'],
     ['SECRETS_KEYS', 'k1:c2hvcnQ='],
     ['SECRETS_KEYS', 'no-colon-here'],
+    ['DNS_SERVERS', 'dns.example.com:53'],
+    ['DNS_TIMEOUT_MS', '10'],
   ])('refuses a bad %s and names it', (name, value) => {
     expect(() => parseEnv({ [name]: value })).toThrow(new RegExp(`^Invalid configuration:\\n  ${name}: `));
+  });
+
+  it('takes DNS servers as comma-separated host:port (the system resolver\'s when unset)', () => {
+    expect(parseEnv({}).DNS_SERVERS).toBeUndefined();
+    expect(parseEnv({ DNS_SERVERS: '127.0.0.53:5353, 10.0.0.2,[::1]:53' }).DNS_SERVERS).toEqual(['127.0.0.53:5353', '10.0.0.2', '[::1]:53']);
   });
 
   it('accepts several secret keys and refuses a repeated key id', () => {

@@ -1,3 +1,4 @@
+import { Resolver } from 'node:dns';
 import { z } from 'zod';
 
 /** Used only when AUTH_JWT_SECRET and AUTH_JWKS_URL are both unset; a loud warning says so. */
@@ -29,6 +30,20 @@ const secretsKeys = z
     }
   });
 
+// host:port list as c-ares takes it (127.0.0.1:5353, [::1]:53, 10.0.0.2); setServers says what is wrong
+const dnsServers = z
+  .string()
+  .transform((value, ctx) => {
+    const servers = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+    try {
+      new Resolver().setServers(servers);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: `expected comma-separated host:port of DNS servers (${(error as Error).message})` });
+      return z.NEVER;
+    }
+    return servers;
+  });
+
 export const EnvSchema = z
   .object({
     NODE_ENV: z.string().default('development'),
@@ -51,6 +66,8 @@ export const EnvSchema = z
     WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
     WORKER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
     QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_:-]{1,64}$/, 'letters, digits, "_", ":" and "-"').default('toolgate'),
+    DNS_SERVERS: dnsServers.optional(),
+    DNS_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
   })
   .transform((env) => ({

@@ -110,8 +110,11 @@ describe('guardedLookup', () => {
     await expect(refused).rejects.toBeInstanceOf(BlockedAddressError);
     await expect(refused).rejects.toMatchObject({
       code: 'BLOCKED_ADDRESS',
-      message: expect.stringMatching(/^handler host "localhost" resolves to loopback address .*ALLOW_PRIVATE_NETWORK=true/),
+      reason: 'loopback address 127.0.0.1',
+      message: expect.stringMatching(/^host "localhost" resolves to a non-public address: .*ALLOW_PRIVATE_NETWORK=true/),
     });
+    // what a name resolves to is not told: the message would be an internal DNS oracle
+    await expect(refused).rejects.toSatisfy((error: Error) => !/127\.0\.0\.1|::1|loopback/.test(error.message));
   });
 
   it('hands back every address when all: true', async () => {
@@ -125,6 +128,15 @@ describe('guardedLookup', () => {
     const [address, family] = await lookupWith(true, 'localhost', false);
     expect(typeof address).toBe('string');
     expect(family).toBe(address === '::1' ? 6 : 4);
+  });
+
+  it('checks every address a name resolves to, not only the first', async () => {
+    const resolve = async () => [
+      { address: '93.184.216.34', family: 4 },
+      { address: '10.0.0.7', family: 4 },
+    ];
+    const refused = new Promise((res, rej) => guardedLookup(false, resolve)('mixed.example', { all: true }, (err, a) => (err ? rej(err) : res(a))));
+    await expect(refused).rejects.toMatchObject({ code: 'BLOCKED_ADDRESS', reason: 'private address 10.0.0.7' });
   });
 
   it('judges an IP literal without DNS', async () => {
@@ -168,6 +180,9 @@ describe('createGuardedAgent', () => {
       const refused = request(`http://localhost:${port}/`, { dispatcher: guarded });
       await expect(refused).rejects.toBeInstanceOf(BlockedAddressError);
       await expect(refused).rejects.toMatchObject({ code: 'BLOCKED_ADDRESS', host: 'localhost' });
+      // an IP literal is refused at connect time too, whatever URL (a redirect's) it came from
+      await expect(request(`http://127.0.0.1:${port}/`, { dispatcher: guarded })).rejects.toMatchObject({ code: 'BLOCKED_ADDRESS', host: '127.0.0.1' });
+      await expect(request(`http://[::ffff:127.0.0.1]:${port}/`, { dispatcher: guarded })).rejects.toMatchObject({ code: 'BLOCKED_ADDRESS' });
       expect(received).toBe(0);
 
       const res = await request(`http://localhost:${port}/`, { dispatcher: open });

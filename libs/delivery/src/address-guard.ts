@@ -1,7 +1,8 @@
 // SSRF guard: Toolgate sends webhooks and MCP calls only to public unicast addresses.
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import { Agent } from 'undici';
+import { Agent, buildConnector } from 'undici';
+import { type AppLookups, HostResolver } from './host-resolver.js';
 
 type Range = [base: bigint, prefix: number, label: string];
 
@@ -117,38 +118,48 @@ export class BlockedAddressError extends Error {
 
   constructor(
     readonly host: string,
+    /** The refused address and why: for logs and tests, never for a message (an internal DNS oracle). */
     readonly reason: string,
   ) {
-    const what = isIP(host) ? `is not public (${reason})` : `resolves to ${reason}`;
-    super(
-      `handler host "${host}" ${what}: Toolgate only sends to public addresses ` +
-        '(ALLOW_PRIVATE_NETWORK=true lifts this for local development)',
-    );
+    // An IP literal is what the developer typed; what a name resolves to is not theirs to learn.
+    const what = isIP(host) ? `is not public (${reason})` : 'resolves to a non-public address';
+    super(`host "${host}" ${what}: Toolgate only connects to public addresses (ALLOW_PRIVATE_NETWORK=true lifts this for local development)`);
     this.name = 'BlockedAddressError';
   }
 }
 
+/** Resolves a host name to every address it has. */
+export type ResolveHost = (hostname: string) => Promise<LookupAddress[]>;
+
 /**
- * A `net.LookupFunction` for undici's `connect.lookup`: resolves every address of `hostname` and,
- * unless `allowPrivate`, fails if any is blocked. Only the addresses checked are handed back, so
- * the socket connects to a checked address (no second resolution to rebind).
+ * A `net.LookupFunction` for undici's `connect.lookup`: resolves every address of `hostname` with
+ * `resolve` (c-ares, not the thread pool) and, unless `allowPrivate`, fails if any is blocked. Only
+ * the addresses checked are handed back, so the socket connects to a checked address (no second
+ * resolution to rebind).
  */
-export function guardedLookup(allowPrivate: boolean): LookupFunction {
+export function guardedLookup(allowPrivate: boolean, resolve: ResolveHost = (host) => defaultResolver().resolve(host)): LookupFunction {
   return (hostname, options, callback) => {
-    const finish = (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => {
-      if (!err && addresses.length === 0) err = Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' });
+    const finish = (err: NodeJS.ErrnoException | null, found: LookupAddress[]) => {
+      const wanted = options.family === 4 || options.family === 6 ? found.filter((a) => a.family === options.family) : found;
+      if (!err && wanted.length === 0) err = Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' });
       if (!err && !allowPrivate) {
-        const reason = addresses.map((a) => blockedAddressReason(a.address)).find((r) => r !== null);
+        const reason = found.map((a) => blockedAddressReason(a.address)).find((r) => r !== null);
         if (reason) err = new BlockedAddressError(hostname, reason);
       }
       if (err) callback(err, options.all ? [] : '');
-      else if (options.all) callback(null, addresses);
-      else callback(null, addresses[0]!.address, addresses[0]!.family);
+      else if (options.all) callback(null, wanted);
+      else callback(null, wanted[0]!.address, wanted[0]!.family);
     };
-    const family = isIP(hostname);
-    if (family) finish(null, [{ address: hostname, family }]); // a literal needs no DNS
-    else dnsLookup(hostname, { ...options, all: true }, finish);
+    resolve(hostname).then(
+      (addresses) => finish(null, addresses),
+      (error: NodeJS.ErrnoException) => finish(error, []),
+    );
   };
+}
+
+let sharedResolver: HostResolver | undefined;
+function defaultResolver(): HostResolver {
+  return (sharedResolver ??= new HostResolver());
 }
 
 /**
@@ -163,14 +174,26 @@ export function assertUrlHostAllowed(url: URL, allowPrivate: boolean): void {
   if (reason) throw new BlockedAddressError(host, reason);
 }
 
-/** An undici Agent whose connections only reach public addresses (unless `allowPrivate`). */
+/**
+ * An undici Agent whose connections only reach public addresses (unless `allowPrivate`): names
+ * through `lookups` (one app's bounded c-ares lookups), IP literals checked at connect time too,
+ * whatever URL (a redirect's included) they came from.
+ */
 export function createGuardedAgent(options: {
   allowPrivate: boolean;
+  lookups?: AppLookups;
   connectTimeoutMs?: number;
   keepAliveTimeoutMs?: number;
 }): Agent {
+  const lookup = guardedLookup(options.allowPrivate, options.lookups && ((host) => options.lookups!.resolve(host)));
+  const connector = buildConnector({ lookup, timeout: options.connectTimeoutMs ?? 10_000 });
   return new Agent({
-    connect: { lookup: guardedLookup(options.allowPrivate), timeout: options.connectTimeoutMs ?? 10_000 },
+    connect: (connectOptions, callback) => {
+      const host = connectOptions.hostname.replace(/^\[(.*)\]$/, '$1');
+      const reason = !options.allowPrivate && isIP(host) ? blockedAddressReason(host) : null;
+      if (reason) callback(new BlockedAddressError(host, reason), null);
+      else connector(connectOptions, callback);
+    },
     keepAliveTimeout: options.keepAliveTimeoutMs ?? 4_000,
   });
 }

@@ -1,26 +1,27 @@
 import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
-import type { Agent } from 'undici';
 import { ENV, type Env } from '../../config/src/index.js';
-import { createGuardedAgent } from './address-guard.js';
-
-/** Injection token of the one HTTP agent webhooks go out through (keep-alive, SSRF-guarded lookups). */
-export const WEBHOOK_DISPATCHER = Symbol('WEBHOOK_DISPATCHER');
+import { AppDispatchers } from './app-dispatchers.js';
+import { HostResolver } from './host-resolver.js';
 
 @Global()
 @Module({
   providers: [
     {
-      provide: WEBHOOK_DISPATCHER,
+      provide: AppDispatchers,
       inject: [ENV],
-      useFactory: (env: Env) => createGuardedAgent({ allowPrivate: env.ALLOW_PRIVATE_NETWORK }),
+      useFactory: (env: Env) =>
+        new AppDispatchers({
+          allowPrivate: env.ALLOW_PRIVATE_NETWORK,
+          resolver: new HostResolver({ servers: env.DNS_SERVERS, timeoutMs: env.DNS_TIMEOUT_MS }),
+        }),
     },
   ],
-  exports: [WEBHOOK_DISPATCHER],
+  exports: [AppDispatchers],
 })
 export class DeliveryModule implements OnApplicationShutdown {
-  constructor(@Inject(WEBHOOK_DISPATCHER) private readonly agent: Agent) {}
+  constructor(@Inject(AppDispatchers) private readonly dispatchers: AppDispatchers) {}
 
   async onApplicationShutdown(): Promise<void> {
-    await this.agent.close();
+    await this.dispatchers.close();
   }
 }

@@ -1,2 +1,3 @@
+export * from './bounded-fetch.js';
 export * from './mcp-clients.js';
 export * from './mcp.module.js';

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { Client, type FetchLike, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { fetch as undiciFetch, type Dispatcher } from 'undici';
-import { ENV, type Env } from '../../config/src/index.js';
-import { TOOLGATE_VERSION, WEBHOOK_DISPATCHER, assertUrlHostAllowed } from '../../delivery/src/index.js';
+import { Client, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { AppDispatchers, TOOLGATE_VERSION } from '../../delivery/src/index.js';
+import { boundedFetch, withRequestScope } from './bounded-fetch.js';
 
 /** Where an app's MCP server is, with its auth header value decrypted for this use only. */
 export interface McpServerTarget {
@@ -39,37 +38,37 @@ const CONNECT_TIMEOUT_MS = 10_000;
 
 /**
  * Toolgate as an MCP client: one Streamable HTTP connection per app (so one failing server
- * never touches another), the auth header on every request, SSRF-guarded, re-initialized once
- * when the server forgot the session.
+ * never touches another), the auth header on every request, SSRF-guarded through the app's own
+ * agent, answers bounded (boundedFetch), re-initialized once when the server forgot the session.
  */
 @Injectable()
 export class McpClients implements OnApplicationShutdown {
   private readonly logger = new Logger('McpClients');
   private readonly connections = new Map<string, Connection>();
-  private readonly guardedFetch: FetchLike;
   /** Called when a server says its tool list changed (`notifications/tools/list_changed`). */
   onToolsChanged?: (appId: string) => void;
 
-  constructor(
-    @Inject(ENV) private readonly env: Env,
-    @Inject(WEBHOOK_DISPATCHER) dispatcher: Dispatcher,
-  ) {
-    this.guardedFetch = (async (url: string | URL, init?: RequestInit) => {
-      assertUrlHostAllowed(new URL(url), this.env.ALLOW_PRIVATE_NETWORK);
-      return undiciFetch(url, { ...(init as object), dispatcher } as never);
-    }) as unknown as FetchLike;
-  }
+  constructor(@Inject(AppDispatchers) private readonly dispatchers: AppDispatchers) {}
 
+  /** Every tool the server lists, following `nextCursor` to the last page (each page at most 1 MiB). */
   async listTools(target: McpServerTarget): Promise<ListedTool[]> {
-    return this.withClient(target, async (client) => (await client.listTools({}, { timeout: CONNECT_TIMEOUT_MS * 3 })).tools as ListedTool[]);
+    return this.withClient(target, (client) =>
+      withRequestScope(async (scope) => {
+        const listed = await client.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS * 3, signal: scope.signal, cacheMode: 'refresh' });
+        return listed.tools as ListedTool[];
+      }),
+    );
   }
 
   async callTool(target: McpServerTarget, name: string, args: Record<string, unknown>, options: McpCallOptions): Promise<Record<string, unknown>> {
-    return this.withClient(target, async (client) =>
-      (await client.callTool(
-        { name, arguments: args },
-        { timeout: options.timeoutMs, signal: options.signal, onprogress: options.onprogress, resetTimeoutOnProgress: false },
-      )) as Record<string, unknown>,
+    return this.withClient(target, (client) =>
+      withRequestScope(async (scope) => {
+        const signal = options.signal ? AbortSignal.any([options.signal, scope.signal]) : scope.signal;
+        return (await client.callTool(
+          { name, arguments: args },
+          { timeout: options.timeoutMs, signal, onprogress: options.onprogress, resetTimeoutOnProgress: false },
+        )) as Record<string, unknown>;
+      }),
     );
   }
 
@@ -111,7 +110,12 @@ export class McpClients implements OnApplicationShutdown {
     );
     client.onerror = (error) => this.logger.debug(`app ${target.appId}: ${error.message}`);
     const headers: Record<string, string> = target.headerName && target.headerValue ? { [target.headerName]: target.headerValue } : {};
-    const transport = new StreamableHTTPClientTransport(new URL(target.url), { requestInit: { headers }, fetch: this.guardedFetch });
+    // redirectPolicy 'follow' leaves redirects to boundedFetch, which follows none
+    const transport = new StreamableHTTPClientTransport(new URL(target.url), {
+      requestInit: { headers },
+      fetch: boundedFetch(() => this.dispatchers.forApp(target.appId)),
+      redirectPolicy: 'follow',
+    });
     const ready = client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
     const connection: Connection = { fingerprint, client, ready };
     this.connections.set(target.appId, connection);

@@ -19,8 +19,9 @@ export class McpToolsRepository {
     return this.prisma.mcpToolSnapshot.findMany({ where: { appId: { in: appIds } } });
   }
 
+  /** The tool of that name; of a name listed twice (every copy unavailable), the first copy. */
   async get(appId: string, name: string): Promise<McpToolSnapshot | null> {
-    return this.prisma.mcpToolSnapshot.findUnique({ where: { appId_name: { appId, name } } });
+    return this.prisma.mcpToolSnapshot.findFirst({ where: { appId, name }, orderBy: { position: 'asc' } });
   }
 
   /** Replaces the whole snapshot at once, and marks the refresh a success; concurrent refreshes of one app take turns. */

@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { Dispatcher } from 'undici';
 import { ENV, type Env } from '../../../config/src/index.js';
-import { type AttemptResult, USER_AGENT, WEBHOOK_DISPATCHER, sendWebhook } from '../../../delivery/src/index.js';
+import { AppDispatchers, type AttemptResult, USER_AGENT, sendWebhook } from '../../../delivery/src/index.js';
 import { type App, AppsRepository, type CallOutcome, type ToolCall, ToolCallsRepository, ToolInstancesRepository } from '../../../persistence/src/index.js';
 import { CallEvents, DeliveryQueue } from '../../../queue/src/index.js';
 import { SecretBox } from '../../../secrets/src/index.js';
@@ -42,7 +41,7 @@ export class DeliverAttempt {
 
   constructor(
     @Inject(ENV) private readonly env: Env,
-    @Inject(WEBHOOK_DISPATCHER) private readonly dispatcher: Dispatcher,
+    private readonly dispatchers: AppDispatchers,
     private readonly calls: ToolCallsRepository,
     private readonly apps: AppsRepository,
     private readonly instances: ToolInstancesRepository,
@@ -89,7 +88,7 @@ export class DeliverAttempt {
     // Offsets run from the moment attempt 1 goes out, not from the bookkeeping before it.
     const sentAt = new Date();
     const signature = signWebhook(secrets, call.eventId, Math.floor(sentAt.getTime() / 1000), body);
-    const attempt = await sendWebhook(this.dispatcher, {
+    const attempt = await sendWebhook(this.dispatchers.forApp(call.appId), {
       url: call.handlerUrl as string,
       body,
       timeoutMs: call.attemptTimeoutS * 1000,

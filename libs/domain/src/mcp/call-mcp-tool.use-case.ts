@@ -2,11 +2,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ENV, type Env } from '../../../config/src/index.js';
 import { type App, type CallOutcome, type ToolCall, ToolCallsRepository } from '../../../persistence/src/index.js';
 import { BlockedAddressError } from '../../../delivery/src/index.js';
-import { type McpCallOptions, McpClients } from '../../../mcp/src/index.js';
+import { type McpCallOptions, McpClients, McpRedirectError, ResponseTooLargeError } from '../../../mcp/src/index.js';
 import { CallEvents } from '../../../queue/src/index.js';
 import { Metrics } from '../../../observability/src/index.js';
 import { newId } from '../ids.js';
-import { describeMcpError } from './mcp-error.js';
+import { capErrorText, describeMcpError, findCause } from './mcp-error.js';
 import { McpTargets } from './mcp-targets.js';
 import { flattenMcpResult, type McpToolResult } from './result-text.js';
 
@@ -50,7 +50,7 @@ export class CallMcpTool {
       const resultText = flattenMcpResult(result);
       if (result.isError) {
         outcome = 'tool_error';
-        error = resultText || 'the tool reported an error';
+        error = capErrorText(resultText || 'the tool reported an error');
         transition = { status: 'failed', result, resultText, error: { kind: 'tool_error', message: error } };
       } else {
         outcome = 'success';
@@ -81,12 +81,18 @@ export class CallMcpTool {
 
   private classify(error: unknown, signal: AbortSignal | undefined, timeoutMs: number): { outcome: string; error: string } {
     if (signal?.aborted) return { outcome: 'cancelled', error: 'the caller cancelled the call' };
-    const blocked = error instanceof BlockedAddressError ? error : (error as { cause?: unknown }).cause;
-    if (blocked instanceof BlockedAddressError) return { outcome: 'blocked_address', error: blocked.message };
+    const blocked = findCause(error, BlockedAddressError);
+    if (blocked) return { outcome: 'blocked_address', error: blocked.message };
+    const tooLarge = findCause(error, ResponseTooLargeError);
+    if (tooLarge) return { outcome: 'response_too_large', error: tooLarge.message };
+    const redirect = findCause(error, McpRedirectError);
+    if (redirect) return { outcome: 'redirect', error: redirect.message };
     const code = (error as { code?: string }).code;
     if (code === 'REQUEST_TIMEOUT') return { outcome: 'timeout', error: `the MCP server did not answer within ${timeoutMs / 1000} s` };
     const name = (error as Error).constructor?.name;
-    if (name === 'ProtocolError' || name === 'McpError') return { outcome: 'tool_error', error: `the MCP server refused the call: ${(error as Error).message}` };
+    if (name === 'ProtocolError' || name === 'McpError') {
+      return { outcome: 'tool_error', error: capErrorText(`the MCP server refused the call: ${(error as Error).message}`) };
+    }
     return { outcome: 'mcp_unavailable', error: `the MCP server could not be reached: ${describeMcpError(error)}` };
   }
 }

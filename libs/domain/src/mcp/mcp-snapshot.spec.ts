@@ -16,10 +16,11 @@ describe('mcpSnapshotEntries', () => {
     expect(long.available).toBe(false);
   });
 
-  it('does not offer a task-only tool or a name listed twice', () => {
+  it('does not offer a task-only tool, nor any copy of a name listed twice', () => {
     const entries = mcpSnapshotEntries('a-b', [tool('slow', { execution: { taskSupport: 'required' } }), tool('opt', { execution: { taskSupport: 'optional' } }), tool('opt')]);
-    expect(entries.map((e) => [e.name, e.available])).toEqual([['slow', false], ['opt', true], ['opt', false]]);
+    expect(entries.map((e) => [e.name, e.available])).toEqual([['slow', false], ['opt', false], ['opt', false]]);
     expect(entries[0].reason).toMatch(/only run as a task/);
-    expect(entries[2].reason).toMatch(/more than once/);
+    expect(entries[1].reason).toMatch(/^listed twice: the server lists "opt" 2 times/);
+    expect(entries[2].reason).toBe(entries[1].reason);
   });
 });

@@ -164,7 +164,7 @@ export class DeliverAttempt {
   /** Where the call goes after attempt `n`, which went out at `sentAt`. */
   private outcomeAfter(call: ToolCall, n: number, attempt: AttemptResult, sentAt: Date): Pick<CallOutcome, 'status' | 'error'> & Partial<CallOutcome> {
     if (attempt.outcome === 'success') {
-      const { result, resultText } = resultOf(attempt.body ?? Buffer.alloc(0));
+      const { result, resultText } = resultOf({ body: attempt.body ?? Buffer.alloc(0), contentType: attempt.contentType, contentEncoding: attempt.contentEncoding });
       return { status: 'succeeded', result, resultText, error: null };
     }
     const error = {

@@ -2,8 +2,7 @@
 // goes out per attempt, and the attempt reads back (API.md "What any input gets").
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeliveryQueue } from '../../libs/queue/src/index.js';
-import { DELIVER_TOOL_CALL_JOB } from '../../libs/queue/src/index.js';
+import { DELIVER_TOOL_CALL_JOB, DeliveryQueue } from '../../libs/queue/src/index.js';
 import { agentWithTools, httpTool } from '../support/fixtures.js';
 import { mcpAgent } from '../support/mcp-fixtures.js';
 import { ODD_TEXT, startOddTextServer } from '../support/mcp-servers.js';

@@ -103,7 +103,14 @@ export class ToolCallsRepository {
    * cannot hold is stored without the bytes it refuses; should the row still be refused, a minimal
    * record is stored instead of throwing (a throw would retry the job, and an attempt is made once).
    */
-  async recordAttempt(callId: string, round: number, n: number, attempt: AttemptRecord, outcome: CallOutcome, attemptId: string): Promise<boolean> {
+  async recordAttempt(
+    callId: string,
+    round: number,
+    n: number,
+    attempt: AttemptRecord,
+    outcome: CallOutcome,
+    attemptId: string,
+  ): Promise<boolean> {
     try {
       return await this.writeAttempt(callId, round, n, attempt, outcome, attemptId);
     } catch (error) {
@@ -116,11 +123,19 @@ export class ToolCallsRepository {
         resultText: outcome.status === 'succeeded' ? `[${note}]` : null,
         error: outcome.error ? { kind: typeof kind === 'string' ? storableText(kind) : 'unknown', message: note } : null,
       };
-      return this.writeAttempt(callId, round, n, { ...attempt, error: attempt.error === null ? null : note, responseExcerpt: null }, minimal, attemptId);
+      const minimalAttempt = { ...attempt, error: attempt.error === null ? null : note, responseExcerpt: null };
+      return this.writeAttempt(callId, round, n, minimalAttempt, minimal, attemptId);
     }
   }
 
-  private async writeAttempt(callId: string, round: number, n: number, attempt: AttemptRecord, outcome: CallOutcome, attemptId: string): Promise<boolean> {
+  private async writeAttempt(
+    callId: string,
+    round: number,
+    n: number,
+    attempt: AttemptRecord,
+    outcome: CallOutcome,
+    attemptId: string,
+  ): Promise<boolean> {
     const text = (value: string | null) => (value === null ? null : storableText(value));
     const rows = await this.prisma.$queryRaw<{ id: string }[]>`
       WITH attempt AS (

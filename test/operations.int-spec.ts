@@ -88,7 +88,7 @@ describe('secret key rotation', () => {
     try {
       const report = await new ReencryptSecrets(new EncryptedColumnsRepository(prisma), rotated).execute(1);
       expect(report.reencrypted['apps.webhook_secret_enc']).toBe(1);
-      expect(report.reencrypted['apps.previous_webhook_secret_enc']).toBe(1);
+      expect(report.reencrypted['apps.retired_webhook_secrets']).toBe(1);
       expect(report.reencrypted['apps.mcp_auth_header_value_enc']).toBe(1);
       const again = await new ReencryptSecrets(new EncryptedColumnsRepository(prisma), rotated).execute();
       expect(Object.values(again.reencrypted).every((count) => count === 0)).toBe(true);
@@ -96,7 +96,10 @@ describe('secret key rotation', () => {
     } finally {
       await prisma.$disconnect();
     }
-    const [row] = await api.sql('SELECT webhook_secret_enc, previous_webhook_secret_enc, mcp_auth_header_value_enc FROM apps WHERE id = $1', [created.body.id]);
+    const [row] = await api.sql(
+      "SELECT webhook_secret_enc, retired_webhook_secrets->0->>'secret_enc' AS retired_secret_enc, mcp_auth_header_value_enc FROM apps WHERE id = $1",
+      [created.body.id],
+    );
     const onlyNew = new SecretBox(parseSecretKeys(newKey));
     for (const value of Object.values(row) as string[]) expect(decodeProtectedHeader(value).kid).toBe('test2');
     expect(await onlyNew.decrypt(row.mcp_auth_header_value_enc)).toBe('Bearer mcp-secret');

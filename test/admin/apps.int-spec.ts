@@ -217,9 +217,10 @@ describe('webhook secret rotation', () => {
     expect(validUntil - before).toBeLessThanOrEqual(24 * 3600 * 1000 + 5000);
 
     const box = new SecretBox(parseSecretKeys(TEST_SECRETS_KEYS));
-    const [row] = await api.sql('SELECT webhook_secret_enc, previous_webhook_secret_enc FROM apps WHERE id = $1', [app.id]);
+    const [row] = await api.sql('SELECT webhook_secret_enc, retired_webhook_secrets FROM apps WHERE id = $1', [app.id]);
     expect(await box.decrypt(row.webhook_secret_enc)).toBe(response.body.webhook_secret);
-    expect(await box.decrypt(row.previous_webhook_secret_enc)).toBe(app.webhook_secret);
+    expect(row.retired_webhook_secrets).toEqual([{ secret_enc: expect.any(String), valid_until: response.body.previous_valid_until }]);
+    expect(await box.decrypt(row.retired_webhook_secrets[0].secret_enc)).toBe(app.webhook_secret);
     const read = await api.request('GET', `/v1/apps/${app.id}`, { token: alice });
     expect(read.text).not.toMatch(/whsec_/);
   });

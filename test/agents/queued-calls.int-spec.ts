@@ -218,7 +218,7 @@ describe('secret rotation', () => {
     expect((webhook.headers['x-webhook-signature'] as string).split(' ')).toHaveLength(2);
     expect(webhook.verifiedWith).toEqual([0, 1]);
     // 24 hours later (moved back in the database; a PATCH drops the cached app row, as any change does).
-    await stack.api.sql("UPDATE apps SET previous_secret_valid_until = now() - interval '1 second' WHERE id = $1", [ctx.app.id]);
+    await stack.api.sql(`UPDATE apps SET retired_webhook_secrets = jsonb_set(retired_webhook_secrets, '{0,valid_until}', '"2000-01-01T00:00:00.000Z"') WHERE id = $1`, [ctx.app.id]);
     await stack.api.request('PATCH', `/v1/apps/${ctx.app.id}`, { token: ctx.dev, body: { display_name: 'Shop' } });
     handler.secrets = [rotated.body.webhook_secret];
     await ctx.call();

@@ -273,3 +273,33 @@ export async function startScriptedServer(script: {
 export function listedTool(name: string, description = `The ${name} tool`) {
   return { name, description, inputSchema: { type: 'object', properties: {} } };
 }
+
+/** NUL, a lone surrogate and a raw control byte: what Postgres text and jsonb refuse. */
+export const ODD_TEXT = 'before\u0000after \ud800 end';
+
+/** A small SDK-built (v2, stateless) MCP server whose tools answer text Postgres cannot hold. */
+export async function startOddTextServer(): Promise<{ url: string; stop(): Promise<void> }> {
+  const handler = toNodeHandler(
+    createMcpHandler(() => {
+      const server = new McpServer({ name: 'odd-text', version: '1.0.0' });
+      server.registerTool('odd', { description: 'Answers text with NUL' }, async () => ({
+        content: [{ type: 'text', text: ODD_TEXT }],
+        structuredContent: { [`key\u0000`]: ODD_TEXT },
+      }));
+      server.registerTool('odd-error', { description: 'Fails with text with NUL' }, async () => ({
+        content: [{ type: 'text', text: ODD_TEXT }],
+        isError: true,
+      }));
+      return server;
+    }),
+  );
+  const http: Server = createServer((req, res) => void handler(req, res));
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(http.address() as { port: number }).port}/mcp`,
+    async stop() {
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
+    },
+  };
+}

@@ -1,10 +1,9 @@
 import { errors as undiciErrors, request, type Dispatcher } from 'undici';
 import { BlockedAddressError, assertUrlHostAllowed } from './address-guard.js';
+import { excerptOf } from './response-excerpt.js';
 
 /** A handler's answer is the tool result; more than this fails the attempt. */
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
-/** How much of a response an attempt record keeps. */
-export const RESPONSE_EXCERPT_BYTES = 4 * 1024;
 
 export type AttemptOutcome = 'success' | 'http_status' | 'redirect' | 'timeout' | 'network' | 'response_too_large' | 'gone' | 'blocked_address';
 
@@ -17,6 +16,8 @@ export interface AttemptResult {
   /** The full body of a successful answer. */
   body?: Buffer;
   contentType?: string;
+  /** A `content-encoding` other than identity: the body is compressed bytes (none is asked for). */
+  contentEncoding?: string;
   excerpt?: string;
   retryAfter?: string;
 }
@@ -27,10 +28,6 @@ export interface WebhookRequest {
   body: string;
   timeoutMs: number;
   allowPrivateNetwork: boolean;
-}
-
-function excerptOf(body: Buffer): string {
-  return body.subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8').replace(/\uFFFD+$/, '');
 }
 
 /**
@@ -73,7 +70,14 @@ export async function sendWebhook(dispatcher: Dispatcher, webhook: WebhookReques
       chunks.push(chunk as Buffer);
     }
     const body = Buffer.concat(chunks);
-    const base = { durationMs: duration(), httpStatus: status, excerpt: excerptOf(body), contentType: header('content-type') };
+    const encoding = header('content-encoding');
+    const base = {
+      durationMs: duration(),
+      httpStatus: status,
+      excerpt: excerptOf(body),
+      contentType: header('content-type'),
+      contentEncoding: encoding && encoding.toLowerCase() !== 'identity' ? encoding : undefined,
+    };
     if (status >= 200 && status < 300) return { ...base, outcome: 'success', body };
     if (status >= 300 && status < 400) {
       return { ...base, outcome: 'redirect', error: `answered ${status} (redirect to ${header('location') ?? 'nowhere'}); redirects are not followed` };

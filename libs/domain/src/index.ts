@@ -7,6 +7,7 @@ export * from './apps/list-apps.use-case.js';
 export * from './apps/put-agent-tools-settings.use-case.js';
 export * from './apps/rotate-webhook-secret.use-case.js';
 export * from './apps/update-app.use-case.js';
+export * from './apps/webhook-secrets.js';
 export * from './errors.js';
 export * from './ids.js';
 export * from './naming.js';

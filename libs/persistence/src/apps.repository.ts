@@ -1,9 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import type { App, Prisma } from './generated/client.js';
+import { type App, Prisma } from './generated/client.js';
 import { type Page, type PageRequest, toPage } from './page.js';
 import { PrismaService } from './prisma.service.js';
 
 export type NewApp = Pick<App, 'id' | 'developerId' | 'name' | 'displayName' | 'webhookSecretEnc'>;
+
+/** A webhook secret replaced by a rotation, signing until `valid_until` (ISO 8601). */
+export interface RetiredWebhookSecret {
+  secret_enc: string;
+  valid_until: string;
+}
 
 /** Apps, always looked up by their owner first: another developer's app is simply not found. */
 @Injectable()
@@ -34,6 +40,37 @@ export class AppsRepository {
   async update(developerId: string, appId: string, data: Prisma.AppUpdateManyMutationInput): Promise<App | null> {
     const { count } = await this.prisma.app.updateMany({ where: { id: appId, developerId }, data });
     return count === 0 ? null : this.get(developerId, appId);
+  }
+
+  /**
+   * Makes `secretEnc` the app's webhook secret and retires the current one until `validUntil`, in
+   * one statement: of rotations at the same time each retires the secret the one before it made,
+   * so every secret handed out signs. Retired secrets past their time are dropped; while
+   * `maxRetired` still sign, nothing changes (`rotated: false`). Null when the developer has no such app.
+   */
+  async rotateWebhookSecret(
+    developerId: string,
+    appId: string,
+    secretEnc: string,
+    now: Date,
+    validUntil: Date,
+    maxRetired: number,
+  ): Promise<{ rotated: boolean; retired: RetiredWebhookSecret[] } | null> {
+    const stillValid = Prisma.sql`FROM jsonb_array_elements(apps.retired_webhook_secrets) s
+      WHERE (s->>'valid_until')::timestamptz > ${now.toISOString()}::timestamptz`;
+    const rows = await this.prisma.$queryRaw<{ retired: RetiredWebhookSecret[] }[]>`
+      UPDATE apps SET
+        retired_webhook_secrets = (SELECT COALESCE(jsonb_agg(s ORDER BY s->>'valid_until'), '[]'::jsonb) ${stillValid})
+          || jsonb_build_array(jsonb_build_object('secret_enc', apps.webhook_secret_enc, 'valid_until', ${validUntil.toISOString()}::text)),
+        webhook_secret_enc = ${secretEnc},
+        updated_at = now() AT TIME ZONE 'UTC'
+      WHERE id = ${appId} AND developer_id = ${developerId} AND (SELECT count(*) ${stillValid}) < ${maxRetired}
+      RETURNING retired_webhook_secrets AS retired`;
+    if (rows.length > 0) return { rotated: true, retired: rows[0].retired };
+    const app = await this.get(developerId, appId);
+    if (!app) return null;
+    const retired = app.retiredWebhookSecrets as unknown as RetiredWebhookSecret[];
+    return { rotated: false, retired: retired.filter((secret) => new Date(secret.valid_until) > now) };
   }
 
   /** Deletes an app with its tools, installations, instances and calls; false when there was none. */

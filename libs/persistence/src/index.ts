@@ -10,6 +10,7 @@ export * from './migrations.js';
 export * from './page.js';
 export * from './persistence.module.js';
 export * from './prisma.service.js';
+export * from './storable.js';
 export * from './tool-calls.repository.js';
 export * from './tool-instances.repository.js';
 export type { App, HttpTool, Installation, LaunchCode, McpToolSnapshot, ToolCall, ToolCallAttempt, ToolInstance } from './generated/client.js';

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Prisma, type ToolCall, type ToolCallAttempt } from './generated/client.js';
 import { type Page, type PageRequest, toPage } from './page.js';
 import { PrismaService } from './prisma.service.js';
+import { storableJsonText, storableText } from './storable.js';
 
 export const ACTIVE_STATUSES = ['queued', 'in_progress'] as const;
 export type ToolCallWithAttempts = ToolCall & { attempts: ToolCallAttempt[] };
@@ -75,13 +76,18 @@ export class ToolCallsRepository {
   }
 
   /**
-   * Takes attempt `n` of the call's current round: only if it is the attempt due and the call is
-   * still active (a stale or duplicate job finds nothing). In-progress calls can be taken again:
-   * that is how an attempt interrupted by a crash is made again.
+   * Takes attempt `n` of the call's current round: only if it is the attempt due and no live
+   * attempt holds the call (a stale, duplicate or retried job finds nothing). An in-progress call
+   * is taken again only past its attempt deadline: an attempt interrupted by a crash is made again.
    */
-  async claim(callId: string, round: number, n: number, deadline: Date): Promise<ToolCall | null> {
+  async claim(callId: string, round: number, n: number, deadline: Date, now = new Date()): Promise<ToolCall | null> {
     const [claimed] = await this.prisma.toolCall.updateManyAndReturn({
-      where: { id: callId, round, nextAttemptN: n, status: { in: [...ACTIVE_STATUSES] } },
+      where: {
+        id: callId,
+        round,
+        nextAttemptN: n,
+        OR: [{ status: 'queued' }, { status: 'in_progress', attemptDeadline: { lt: now } }],
+      },
       data: { status: 'in_progress', attemptDeadline: deadline },
     });
     return claimed ?? null;
@@ -93,22 +99,57 @@ export class ToolCallsRepository {
 
   /**
    * Records an attempt and moves the call on, in one statement (hot path: one round trip); a call
-   * cancelled meanwhile stays cancelled. False when the call was no longer in progress.
+   * cancelled meanwhile stays cancelled. False when the call was no longer in progress. Text Postgres
+   * cannot hold is stored without the bytes it refuses; should the row still be refused, a minimal
+   * record is stored instead of throwing (a throw would retry the job, and an attempt is made once).
    */
-  async recordAttempt(callId: string, round: number, n: number, attempt: AttemptRecord, outcome: CallOutcome, attemptId: string): Promise<boolean> {
-    const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+  async recordAttempt(
+    callId: string,
+    round: number,
+    n: number,
+    attempt: AttemptRecord,
+    outcome: CallOutcome,
+    attemptId: string,
+  ): Promise<boolean> {
+    try {
+      return await this.writeAttempt(callId, round, n, attempt, outcome, attemptId);
+    } catch (error) {
+      if (!isDataError(error)) throw error;
+      const note = 'the details could not be recorded';
+      const kind = (outcome.error as { kind?: unknown } | null)?.kind;
+      const minimal: CallOutcome = {
+        ...outcome,
+        result: null,
+        resultText: outcome.status === 'succeeded' ? `[${note}]` : null,
+        error: outcome.error ? { kind: typeof kind === 'string' ? storableText(kind) : 'unknown', message: note } : null,
+      };
+      const minimalAttempt = { ...attempt, error: attempt.error === null ? null : note, responseExcerpt: null };
+      return this.writeAttempt(callId, round, n, minimalAttempt, minimal, attemptId);
+    }
+  }
+
+  private async writeAttempt(
+    callId: string,
+    round: number,
+    n: number,
+    attempt: AttemptRecord,
+    outcome: CallOutcome,
+    attemptId: string,
+  ): Promise<boolean> {
+    const text = (value: string | null) => (value === null ? null : storableText(value));
     const rows = await this.prisma.$queryRaw<{ id: string }[]>`
       WITH attempt AS (
         INSERT INTO tool_call_attempts (id, call_id, round, n, started_at, duration_ms, outcome, http_status, error, response_excerpt)
         VALUES (${attemptId}, ${callId}, ${round}, ${n}, ${attempt.startedAt}, ${attempt.durationMs}, ${attempt.outcome},
-                ${attempt.httpStatus}, ${attempt.error}, ${attempt.responseExcerpt})
+                ${attempt.httpStatus}, ${text(attempt.error)}, ${text(attempt.responseExcerpt)})
         ON CONFLICT (call_id, round, n) DO UPDATE SET started_at = EXCLUDED.started_at, duration_ms = EXCLUDED.duration_ms,
           outcome = EXCLUDED.outcome, http_status = EXCLUDED.http_status, error = EXCLUDED.error, response_excerpt = EXCLUDED.response_excerpt
       )
       UPDATE tool_calls SET
         status = ${outcome.status}, next_attempt_n = ${outcome.nextAttemptN}, next_attempt_at = ${outcome.nextAttemptAt},
-        first_attempt_at = ${outcome.firstAttemptAt}, attempt_deadline = NULL, result = ${json(outcome.result)}::jsonb,
-        result_text = ${outcome.resultText}, error = ${json(outcome.error)}::jsonb, finished_at = ${outcome.finishedAt}, updated_at = now()
+        first_attempt_at = ${outcome.firstAttemptAt}, attempt_deadline = NULL, result = ${storableJsonText(outcome.result)}::jsonb,
+        result_text = ${text(outcome.resultText)}, error = ${storableJsonText(outcome.error)}::jsonb, finished_at = ${outcome.finishedAt},
+        updated_at = now()
       WHERE id = ${callId} AND round = ${round} AND status = 'in_progress'
       RETURNING id`;
     return rows.length > 0;
@@ -172,4 +213,12 @@ export class ToolCallsRepository {
     });
     return count > 0;
   }
+}
+
+/** Postgres refused the values (SQLSTATE 22: data exception, 54: a limit such as nesting), not the connection. */
+function isDataError(error: unknown): boolean {
+  if (error instanceof RangeError || error instanceof TypeError) return true; // the values could not even be serialized
+  const meta = (error as { meta?: { driverAdapterError?: { cause?: { originalCode?: string } } } }).meta;
+  const code = meta?.driverAdapterError?.cause?.originalCode ?? '';
+  return code.startsWith('22') || code.startsWith('54');
 }

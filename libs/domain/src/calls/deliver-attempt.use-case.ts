@@ -8,6 +8,7 @@ import { Metrics } from '../../../observability/src/index.js';
 import { signWebhook } from '../../../signing/src/index.js';
 import { newId } from '../ids.js';
 import type { RetryWindow } from '../tools/http-tool.js';
+import { signingSecretsOf } from '../apps/webhook-secrets.js';
 import { attemptCount, nextAttempt, parseRetryAfter } from './retry-schedule.js';
 import { resultOf, toolCallBody } from './tool-call-body.js';
 
@@ -80,11 +81,7 @@ export class DeliverAttempt {
    * secret(s) at send time, sends, records, and moves the call on.
    */
   async deliverClaimed(call: ToolCall, app: App, body: string, n: number): Promise<ToolCall> {
-    const now = new Date();
-    const secrets = [await this.secrets.decrypt(app.webhookSecretEnc)];
-    if (app.previousWebhookSecretEnc && app.previousSecretValidUntil && app.previousSecretValidUntil > now) {
-      secrets.push(await this.secrets.decrypt(app.previousWebhookSecretEnc));
-    }
+    const secrets = await Promise.all(signingSecretsOf(app, new Date()).map((secret) => this.secrets.decrypt(secret)));
     // Offsets run from the moment attempt 1 goes out, not from the bookkeeping before it.
     const sentAt = new Date();
     const signature = signWebhook(secrets, call.eventId, Math.floor(sentAt.getTime() / 1000), body);
@@ -163,7 +160,7 @@ export class DeliverAttempt {
   /** Where the call goes after attempt `n`, which went out at `sentAt`. */
   private outcomeAfter(call: ToolCall, n: number, attempt: AttemptResult, sentAt: Date): Pick<CallOutcome, 'status' | 'error'> & Partial<CallOutcome> {
     if (attempt.outcome === 'success') {
-      const { result, resultText } = resultOf(attempt.body ?? Buffer.alloc(0));
+      const { result, resultText } = resultOf({ body: attempt.body ?? Buffer.alloc(0), contentType: attempt.contentType, contentEncoding: attempt.contentEncoding });
       return { status: 'succeeded', result, resultText, error: null };
     }
     const error = {

@@ -36,10 +36,32 @@ describe('toolCallBody', () => {
 });
 
 describe('resultOf', () => {
+  const of = (body: string | Buffer, contentType?: string, contentEncoding?: string) => resultOf({ body: Buffer.from(body), contentType, contentEncoding });
+
   it('hands JSON over as JSON and anything else as text', () => {
-    expect(resultOf(Buffer.from('{"a":1}'))).toEqual({ result: { a: 1 }, resultText: '{"a":1}' });
-    expect(resultOf(Buffer.from('plain words'))).toEqual({ result: 'plain words', resultText: 'plain words' });
-    expect(resultOf(Buffer.from('"quoted"'))).toEqual({ result: 'quoted', resultText: 'quoted' });
-    expect(resultOf(Buffer.from(''))).toEqual({ result: null, resultText: '' });
+    expect(of('{"a":1}')).toEqual({ result: { a: 1 }, resultText: '{"a":1}' });
+    expect(of('plain words')).toEqual({ result: 'plain words', resultText: 'plain words' });
+    expect(of('"quoted"')).toEqual({ result: 'quoted', resultText: 'quoted' });
+    expect(of('')).toEqual({ result: null, resultText: '' });
+  });
+
+  it('keeps JSON nested deeper than 100 levels as its text', () => {
+    const deep = '['.repeat(101) + ']'.repeat(101);
+    expect(of(deep, 'application/json')).toEqual({ result: deep, resultText: deep });
+    expect(of('['.repeat(100) + ']'.repeat(100)).result).toBeInstanceOf(Array);
+  });
+
+  it('names a binary answer instead of passing its bytes', () => {
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00]);
+    expect(of(png, 'image/png').resultText).toBe('[binary answer of 5 bytes (image/png) not passed: only text reaches the model]');
+    expect(of(png).result).toBe('[binary answer of 5 bytes (no content type) not passed: only text reaches the model]');
+    expect(of('{"a":1}', 'application/json', 'gzip').resultText).toBe('[binary answer of 7 bytes (application/json, gzip) not passed: only text reaches the model]');
+  });
+
+  it('reads text under a text content type, and UTF-8 text under any other', () => {
+    expect(of(Buffer.from([0x63, 0xe9, 0x00]), 'text/plain; charset=latin1').result).toBe('c\uFFFD\u0000');
+    expect(of('{"a":1}', 'application/problem+json').result).toEqual({ a: 1 });
+    expect(of('{"a":1}', 'application/octet-stream').result).toEqual({ a: 1 });
+    expect(of('<svg/>', 'image/svg+xml').result).toBe('<svg/>');
   });
 });

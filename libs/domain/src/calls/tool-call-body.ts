@@ -1,4 +1,5 @@
-import type { ToolCall } from '../../../persistence/src/index.js';
+import { isUtf8 } from 'node:buffer';
+import { MAX_STORED_JSON_DEPTH, type ToolCall, nestsDeeperThan } from '../../../persistence/src/index.js';
 
 /**
  * The `tool_call` webhook body, keys in the order of WEBHOOKS.md; `lead_id` only when the dialog
@@ -23,14 +24,39 @@ export function toolCallBody(call: ToolCall, configuration: unknown, privateData
   });
 }
 
-/** A handler's answer as the tool result: JSON when it parses, else the text. */
-export function resultOf(body: Buffer): { result: unknown; resultText: string } {
-  const text = body.toString('utf8');
+/** What a handler answered, as far as the tool result needs it. */
+export interface HandlerAnswer {
+  body: Buffer;
+  contentType?: string;
+  contentEncoding?: string;
+}
+
+/**
+ * A handler's answer as the tool result: JSON when it parses (and nests at most 100 levels), else
+ * the text; a binary answer (compressed, or bytes that are not UTF-8 text under a content type that
+ * is not text) is named in one line, as an MCP image is: only text reaches the model.
+ */
+export function resultOf(answer: HandlerAnswer): { result: unknown; resultText: string } {
+  if (isBinary(answer)) {
+    const what = [answer.contentType, answer.contentEncoding].filter(Boolean).join(', ').slice(0, 100) || 'no content type';
+    const line = `[binary answer of ${answer.body.length} bytes (${what}) not passed: only text reaches the model]`;
+    return { result: line, resultText: line };
+  }
+  const text = answer.body.toString('utf8');
   if (text.trim() === '') return { result: null, resultText: '' };
   try {
     const result = JSON.parse(text) as unknown;
+    if (nestsDeeperThan(result, MAX_STORED_JSON_DEPTH)) return { result: text, resultText: text };
     return { result, resultText: typeof result === 'string' ? result : JSON.stringify(result) };
   } catch {
     return { result: text, resultText: text };
   }
+}
+
+const TEXT_TYPES = /^(text\/|application\/([\w.+-]*\+)?(json|xml|javascript|x-www-form-urlencoded|x-ndjson|yaml)\b)/i;
+
+function isBinary({ body, contentType, contentEncoding }: HandlerAnswer): boolean {
+  if (contentEncoding) return true;
+  if (contentType && TEXT_TYPES.test(contentType.trim())) return false;
+  return !isUtf8(body) || body.includes(0);
 }

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import type { PrismaService } from './prisma.service.js';
+import { type AttemptRecord, type CallOutcome, ToolCallsRepository } from './tool-calls.repository.js';
+
+const attempt: AttemptRecord = { startedAt: new Date(), durationMs: 5, outcome: 'success', httpStatus: 200, error: null, responseExcerpt: 'odd' };
+const outcome: CallOutcome = {
+  status: 'succeeded',
+  nextAttemptN: null,
+  nextAttemptAt: null,
+  firstAttemptAt: new Date(),
+  result: { odd: true },
+  resultText: 'odd',
+  error: null,
+  finishedAt: new Date(),
+};
+
+/** A Prisma whose raw queries fail with `failures` in turn, then answer one row; it keeps the values each got. */
+function prismaFailing(...failures: unknown[]) {
+  const calls: unknown[][] = [];
+  const prisma = {
+    $queryRaw: async (_sql: TemplateStringsArray, ...values: unknown[]) => {
+      calls.push(values);
+      const failure = failures.shift();
+      if (failure) throw failure;
+      return [{ id: 'call_1' }];
+    },
+  };
+  return { repository: new ToolCallsRepository(prisma as unknown as PrismaService), calls };
+}
+
+const refused = (code: string) => Object.assign(new Error('Raw query failed'), { meta: { driverAdapterError: { cause: { originalCode: code } } } });
+
+describe('recordAttempt', () => {
+  it('stores a minimal record when Postgres refuses the values, instead of throwing into a job retry', async () => {
+    const { repository, calls } = prismaFailing(refused('22P05'));
+    await expect(repository.recordAttempt('call_1', 1, 1, attempt, outcome, 'att_1')).resolves.toBe(true);
+    expect(calls).toHaveLength(2);
+    expect(calls[1]).toContain('[the details could not be recorded]');
+    expect(calls[1]).not.toContain('odd');
+  });
+
+  it('keeps the kind of a failure in the minimal record', async () => {
+    const { repository, calls } = prismaFailing(refused('54001'));
+    const failed = { ...outcome, status: 'failed', result: null, resultText: null, error: { kind: 'http_status', message: 'odd' } };
+    await repository.recordAttempt('call_1', 1, 1, { ...attempt, error: 'odd' }, failed, 'att_1');
+    expect(calls[1]).toContain('{"kind":"http_status","message":"the details could not be recorded"}');
+    expect(calls[1]).not.toContain('odd');
+  });
+
+  it('throws what is not about the values (Postgres away): the job is retried', async () => {
+    const { repository, calls } = prismaFailing(new Error('connection refused'));
+    await expect(repository.recordAttempt('call_1', 1, 1, attempt, outcome, 'att_1')).rejects.toThrow('connection refused');
+    expect(calls).toHaveLength(1);
+  });
+});

@@ -3,16 +3,17 @@ import { type CallToolResult, Server, type ServerContext, type Tool } from '@mod
 import { ENV, type Env } from '../../../../libs/config/src/index.js';
 import { TOOLGATE_VERSION } from '../../../../libs/delivery/src/index.js';
 import {
-  AcceptToolCall, type AgentRef, type AgentTool, AwaitToolCall, CancelToolCall, DomainError, isTerminal, presentAgentTool,
+  AcceptToolCall, type AgentRef, type AgentTool, AwaitToolCall, agentKey, CancelToolCall, DomainError, isTerminal, presentAgentTool,
 } from '../../../../libs/domain/src/index.js';
 import type { ToolCall } from '../../../../libs/persistence/src/index.js';
 import { CallEvents } from '../../../../libs/queue/src/index.js';
 import { type McpCallResult, finishedCallResult, refusalResult, textResult } from './agent-mcp-results.js';
 
-/** What one HTTP request to an agent's MCP endpoint knows: the agent and its callable tools. */
+/** What one HTTP request to an agent's MCP endpoint knows: the agent, its callable tools, the client's session if any. */
 export interface AgentMcpSession {
   agent: AgentRef;
   tools: AgentTool[];
+  clientSessionId?: string;
 }
 
 interface CallParams {
@@ -21,9 +22,12 @@ interface CallParams {
   _meta?: Record<string, unknown>;
 }
 
-/** The key under which an MCP client's cancellation of a request reaches whichever replica runs it. */
-export function mcpRequestKey(agentId: string, requestId: string | number): string {
-  return `${agentId}\u0000${String(requestId)}`;
+/**
+ * The key under which an MCP client's cancellation of a request reaches whichever replica runs it:
+ * a JSON-RPC id is unique only within one client's session, so project, agent and session come too.
+ */
+export function mcpRequestKey(agent: AgentRef, clientSessionId: string | undefined, requestId: string | number): string {
+  return agentKey(agent, clientSessionId ?? '', requestId);
 }
 
 /**
@@ -55,16 +59,18 @@ export class AgentMcpServers {
       }),
     }));
     server.setRequestHandler('tools/call', async (request, ctx) =>
-      (await this.call(session.agent, request.params as CallParams, ctx as ServerContext)) as CallToolResult,
+      (await this.call(session, request.params as CallParams, ctx as ServerContext)) as CallToolResult,
     );
     return server;
   }
 
-  private async call(agent: AgentRef, params: CallParams, ctx: ServerContext): Promise<McpCallResult> {
+  private async call(session: AgentMcpSession, params: CallParams, ctx: ServerContext): Promise<McpCallResult> {
+    const agent = session.agent;
     const abort = new AbortController();
     const onClientGone = () => abort.abort();
     ctx.mcpReq.signal.addEventListener('abort', onClientGone);
-    const stopCancelListener = await this.events.onCancel(mcpRequestKey(agent.agentId, ctx.mcpReq.id), () => abort.abort());
+    const requestKey = mcpRequestKey(agent, session.clientSessionId, ctx.mcpReq.id);
+    const stopCancelListener = await this.events.onCancel(requestKey, () => abort.abort());
     const progressToken = ctx.mcpReq._meta?.progressToken;
     const notify = progressToken === undefined
       ? undefined

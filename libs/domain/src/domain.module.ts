@@ -41,6 +41,7 @@ import { InstallApp } from './projects/install-app.use-case.js';
 import { ListInstallableTools } from './projects/list-installable-tools.use-case.js';
 import { ListInstallations } from './projects/list-installations.use-case.js';
 import { UninstallApp } from './projects/uninstall-app.use-case.js';
+import { PurgeExpiredRecords } from './maintenance/purge-expired-records.use-case.js';
 
 const useCases = [
   CreateApp, DeleteApp, FindOwnedApp, ListApps, PutAgentToolsSettings, RotateWebhookSecret, UpdateApp,
@@ -49,7 +50,7 @@ const useCases = [
   CreateToolInstance, DeleteToolInstance, ListToolInstances, UpdateToolInstance,
   CreateConfiguratorLaunch, ExchangeLaunchCode,
   DeliverAttempt, IdempotentRequests, AcceptToolCall, AwaitToolCall, CancelToolCall, GetAgentToolCall, GetAppToolCall, ListAgentTools, ListAppToolCalls,
-  ReconcileToolCalls, ReplayToolCall,
+  ReconcileToolCalls, ReplayToolCall, PurgeExpiredRecords,
   AgentToolsets, CallMcpTool, McpListChangedRefresh, ListAppMcpTools, McpTargets, RefreshAppMcpTools, RefreshMcpSnapshot,
 ];
 

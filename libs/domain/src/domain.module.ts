@@ -22,6 +22,7 @@ import { RefreshAppMcpTools } from './mcp/refresh-app-mcp-tools.use-case.js';
 import { RefreshMcpSnapshot } from './mcp/refresh-mcp-snapshot.use-case.js';
 import { IdempotentRequests } from './calls/idempotency.js';
 import { AcceptToolCall } from './calls/accept-tool-call.use-case.js';
+import { AgentWaits } from './calls/agent-waits.js';
 import { AwaitToolCall } from './calls/await-tool-call.use-case.js';
 import { CancelToolCall } from './calls/cancel-tool-call.use-case.js';
 import { GetAgentToolCall } from './calls/get-agent-tool-call.use-case.js';
@@ -49,7 +50,8 @@ const useCases = [
   FindInstallation, InstallApp, ListInstallableTools, ListInstallations, UninstallApp,
   CreateToolInstance, DeleteToolInstance, ListToolInstances, UpdateToolInstance,
   CreateConfiguratorLaunch, ExchangeLaunchCode,
-  DeliverAttempt, IdempotentRequests, AcceptToolCall, AwaitToolCall, CancelToolCall, GetAgentToolCall, GetAppToolCall, ListAgentTools, ListAppToolCalls,
+  DeliverAttempt, IdempotentRequests, AcceptToolCall, AgentWaits, AwaitToolCall, CancelToolCall,
+  GetAgentToolCall, GetAppToolCall, ListAgentTools, ListAppToolCalls,
   ReconcileToolCalls, ReplayToolCall, PurgeExpiredRecords,
   AgentToolsets, CallMcpTool, McpListChangedRefresh, ListAppMcpTools, McpTargets, RefreshAppMcpTools, RefreshMcpSnapshot,
 ];

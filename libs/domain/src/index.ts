@@ -41,6 +41,7 @@ export * from './calls/deliver-attempt.use-case.js';
 export * from './calls/idempotency.js';
 export * from './calls/tool-call-body.js';
 export * from './calls/accept-tool-call.use-case.js';
+export * from './calls/agent-waits.js';
 export * from './calls/await-tool-call.use-case.js';
 export * from './calls/call-status.js';
 export * from './calls/cancel-tool-call.use-case.js';

@@ -3,7 +3,8 @@ import { type CallToolResult, Server, type ServerContext, type Tool } from '@mod
 import { ENV, type Env } from '../../../../libs/config/src/index.js';
 import { TOOLGATE_VERSION } from '../../../../libs/delivery/src/index.js';
 import {
-  AcceptToolCall, type AgentRef, type AgentTool, AwaitToolCall, agentKey, CancelToolCall, DomainError, isTerminal, presentAgentTool,
+  AcceptToolCall, type AgentRef, type AgentTool, AgentWaits, AwaitToolCall, agentKey, CancelToolCall, DomainError, isTerminal,
+  presentAgentTool,
 } from '../../../../libs/domain/src/index.js';
 import type { ToolCall } from '../../../../libs/persistence/src/index.js';
 import { CallEvents } from '../../../../libs/queue/src/index.js';
@@ -43,6 +44,7 @@ export class AgentMcpServers {
     private readonly awaitToolCall: AwaitToolCall,
     private readonly cancelToolCall: CancelToolCall,
     private readonly events: CallEvents,
+    private readonly waits: AgentWaits,
   ) {}
 
   build(session: AgentMcpSession): Server {
@@ -64,6 +66,12 @@ export class AgentMcpServers {
     return server;
   }
 
+  /** A `wait` call blocks until it ends: it takes one of the agent's wait slots (or is refused) before anything is sent. */
+  private waitSlotFor(session: AgentMcpSession, toolName: string): () => void {
+    const mode = session.tools.find((tool) => tool.name === toolName)?.tool?.execution_mode;
+    return mode === 'wait' ? this.waits.acquire(session.agent) : noWaitSlot;
+  }
+
   private async call(session: AgentMcpSession, params: CallParams, ctx: ServerContext): Promise<McpCallResult> {
     const agent = session.agent;
     const abort = new AbortController();
@@ -76,9 +84,11 @@ export class AgentMcpServers {
       ? undefined
       : (progress: { progress: number; total?: number; message?: string }) =>
           void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, ...progress } }).catch(() => undefined);
+    let releaseWait: () => void = () => undefined;
     try {
       let call: ToolCall;
       try {
+        releaseWait = this.waitSlotFor(session, params.name);
         call = await this.acceptToolCall.execute(
           agent,
           { tool: params.name, dialog_id: metaString(params._meta, 'toolgate/dialog_id') ?? 'mcp', lead_id: metaString(params._meta, 'toolgate/lead_id'), arguments: params.arguments },
@@ -107,11 +117,14 @@ export class AgentMcpServers {
           `Poll it with GET ${this.env.PUBLIC_BASE_URL}/v1/agents/${agent.agentId}/tool-calls/${call.id}?wait=60.`,
       );
     } finally {
+      releaseWait();
       stopCancelListener();
       ctx.mcpReq.signal.removeEventListener('abort', onClientGone);
     }
   }
 }
+
+function noWaitSlot(): void {}
 
 function metaString(meta: Record<string, unknown> | undefined, key: string): string | undefined {
   const value = meta?.[key];

@@ -54,7 +54,7 @@ describe('Idempotency-Key', () => {
 
     const held = await api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body: ctx.body, headers });
     expect(held.status).toBe(409);
-    expect(held.body.detail).toMatch(/still being processed.*free again within [12] s/);
+    expect(held.body.detail).toMatch(/still being processed/);
 
     await new Promise((resolve) => setTimeout(resolve, LEASE_S * 1000 + 200));
     const retried = await api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body: ctx.body, headers });

@@ -36,7 +36,7 @@ async function waitAgent(path: string) {
 function longPoll(who: { base: string; agent: string }, callId: string, waitS: number) {
   const abort = new AbortController();
   const response = fetch(`${stack.api.baseUrl}${who.base}/tool-calls/${callId}?wait=${waitS}`, { headers: { authorization: `Bearer ${who.agent}` }, signal: abort.signal })
-    .then(async (r) => ({ status: r.status, headers: r.headers, body: await r.json() }));
+    .then(async (r) => ({ status: r.status, headers: r.headers, body: (await r.json()) as any }));
   response.catch(() => undefined);
   return { response, abort: () => abort.abort() };
 }

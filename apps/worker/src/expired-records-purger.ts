@@ -18,6 +18,8 @@ export class ExpiredRecordsPurger extends PeriodicTask {
 
   protected async run(): Promise<void> {
     const { idempotencyKeys, launchCodes } = await this.purge.execute();
-    if (idempotencyKeys + launchCodes > 0) this.logger.log(`purged ${idempotencyKeys} expired idempotency key(s), ${launchCodes} launch code(s)`);
+    if (idempotencyKeys + launchCodes > 0) {
+      this.logger.log(`purged ${idempotencyKeys} expired idempotency key(s), ${launchCodes} launch code(s)`);
+    }
   }
 }

@@ -18,7 +18,13 @@ export class IdempotencyKeysRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   /** Reserves the key until `leaseUntil`; when it is already taken (and not expired), returns the existing marker. */
-  async reserve(owner: IdempotencyOwner, key: string, requestHash: string, now: Date, leaseUntil: Date): Promise<IdempotencyKey | null> {
+  async reserve(
+    owner: IdempotencyOwner,
+    key: string,
+    requestHash: string,
+    now: Date,
+    leaseUntil: Date,
+  ): Promise<IdempotencyKey | null> {
     const { projectId, agentId } = owner;
     await this.prisma.idempotencyKey.deleteMany({ where: { projectId, agentId, key, expiresAt: { lte: now } } });
     const inserted = await this.prisma.$executeRaw`

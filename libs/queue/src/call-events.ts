@@ -12,6 +12,11 @@ export interface CallProgress {
 
 type Listener = (payload: string) => void;
 
+interface Watch {
+  subscribed: Promise<boolean>;
+  stop(): void;
+}
+
 /**
  * Tells every API replica about calls (Redis pub/sub): that one finished (long-polls answer at
  * once), that an attempt failed (progress for MCP clients), that an MCP client cancelled a request
@@ -80,7 +85,7 @@ export class CallEvents implements OnModuleDestroy {
     return stop;
   }
 
-  private watch(kind: keyof CallEvents['channels'], id: string, listener: Listener): { subscribed: Promise<boolean>; stop(): void } {
+  private watch(kind: keyof CallEvents['channels'], id: string, listener: Listener): Watch {
     const key = `${kind}\u0000${id}`;
     if (!this.listeners.has(key)) this.listeners.set(key, new Set());
     this.listeners.get(key)!.add(listener);

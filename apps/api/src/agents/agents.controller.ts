@@ -44,7 +44,11 @@ export class AgentsController {
     const { 'Idempotency-Key': idempotencyKey } = idempotencyHeaderPipe.transform({ 'Idempotency-Key': idempotencyKeyHeader });
     const accept = async () => {
       const call = await this.acceptToolCall.execute(agent, body);
-      return { status: call.executionMode === 'instant' ? 200 : 202, body: presentCallOutcome(call), reduced: () => presentReplayOfLargeOutcome(call) };
+      return {
+        status: call.executionMode === 'instant' ? 200 : 202,
+        body: presentCallOutcome(call),
+        reduced: () => presentReplayOfLargeOutcome(call),
+      };
     };
     const answer = idempotencyKey
       ? await this.idempotentRequests.run(agent, idempotencyKey, body, accept)

@@ -13,7 +13,8 @@ export function presentReplayOfLargeOutcome(call: ToolCall) {
   return {
     call_id: call.id,
     status: call.status,
-    result_omitted: `The first answer was too large to keep for repeats of this Idempotency-Key: read the call with GET ${where}.`,
+    result_omitted:
+      `The first answer was too large to keep for repeats of this Idempotency-Key: read the call with GET ${where}.`,
   };
 }
 

@@ -26,7 +26,8 @@ export class AgentWaits {
     const taken = this.open.get(key) ?? 0;
     if (taken >= this.max) {
       throw DomainError.rateLimited(
-        `This agent already waits on ${taken} calls at once, the most allowed: retry in ${WAIT_RETRY_AFTER_S} s, or read the call without wait.`,
+        `This agent already waits on ${taken} calls at once, the most allowed: ` +
+          `retry in ${WAIT_RETRY_AFTER_S} s, or read the call without wait.`,
         WAIT_RETRY_AFTER_S,
       );
     }

@@ -27,7 +27,8 @@ export class AwaitToolCall {
     const watch = this.events.watchFinish(call.id);
     const stopProgress = options.onProgress ? this.events.onProgress(call.id, options.onProgress) : () => undefined;
     try {
-      const subscribed = await firstOf([watch.subscribed], Math.min(DEGRADED_REREAD_MS, until - Date.now()), options.signal, false);
+      const confirmWithinMs = Math.min(DEGRADED_REREAD_MS, until - Date.now());
+      const subscribed = await firstOf([watch.subscribed], confirmWithinMs, options.signal, false);
       const rereadMs = subscribed ? SAFETY_REREAD_MS : DEGRADED_REREAD_MS;
       let current = (await this.calls.getById(call.id)) ?? call;
       while (!isTerminal(current.status) && Date.now() < until && !options.signal?.aborted) {

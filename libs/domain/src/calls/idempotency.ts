@@ -68,7 +68,10 @@ export class IdempotentRequests {
       }
       if (existing.statusCode === null) {
         const retryInS = Math.max(1, Math.ceil((existing.expiresAt.getTime() - reservedAt.getTime()) / 1000));
-        throw DomainError.conflict(`A request with this Idempotency-Key is still being processed: retry in a moment (the key is free again within ${retryInS} s if it never finishes).`);
+        throw DomainError.conflict(
+          'A request with this Idempotency-Key is still being processed: retry in a moment ' +
+            `(the key is free again within ${retryInS} s if it never finishes).`,
+        );
       }
       return { status: existing.statusCode, body: existing.response, replayed: true };
     }
@@ -91,7 +94,8 @@ export class IdempotentRequests {
       await this.keys.complete(owner, key, reservedAt, answer.status, replayBody(answer) as never, expiresAt);
     } catch {
       // A body the database refuses (e.g. NUL in JSON): keep the small form, which names the call.
-      await this.keys.complete(owner, key, reservedAt, answer.status, answer.reduced() as never, expiresAt).catch((error: Error) => {
+      const reduced = answer.reduced() as never;
+      await this.keys.complete(owner, key, reservedAt, answer.status, reduced, expiresAt).catch((error: Error) => {
         this.logger.warn(`Idempotency-Key answer not stored (${error.message}); the key is free again after its lease`);
       });
     }

@@ -58,42 +58,51 @@ let agentCounter = 0;
 
 /**
  * A developer's app with the given tools, installed in a fresh project and given to a fresh
- * agent: what every agent-side test starts from.
+ * agent: what every agent-side test starts from. `projectId`/`agentId` pick the ids instead.
  */
 export async function agentWithTools(
   api: Api,
   tools: Record<string, unknown>[],
-  options: { instances?: Record<string, Record<string, unknown>>; appName?: string; displayName?: string; developer?: string } = {},
+  options: { instances?: Record<string, Record<string, unknown>>; appName?: string; displayName?: string; developer?: string; projectId?: string; agentId?: string } = {},
 ) {
-  const { developerToken, projectToken, agentToken } = await import('./tokens.js');
-  agentCounter += 1;
-  const projectId = `p_${process.pid}_${agentCounter}`;
-  const agentId = `a_${process.pid}_${agentCounter}`;
+  const { developerToken } = await import('./tokens.js');
   const dev = await developerToken(options.developer ?? 'dev_agents');
   const configurable = tools.some((t) => t.configurable);
   const { app, tools: created } = await createEnabledApp(api, dev, { embeddedPage: configurable, tools, name: options.appName, displayName: options.displayName });
+  const given = await giveAppToAgent(api, app.id, created.map((t) => t.name), options);
+  return { app, dev, tools: created, ...given };
+}
+
+/** Installs an existing app in a project (fresh unless named) and gives the named tools to an agent of it. */
+export async function giveAppToAgent(
+  api: Api,
+  appId: string,
+  toolNames: string[],
+  options: { instances?: Record<string, Record<string, unknown>>; projectId?: string; agentId?: string } = {},
+) {
+  const { projectToken, agentToken } = await import('./tokens.js');
+  agentCounter += 1;
+  const projectId = options.projectId ?? `p_${process.pid}_${agentCounter}`;
+  const agentId = options.agentId ?? `a_${process.pid}_${agentCounter}`;
   const project = await projectToken(projectId);
-  const installation = await api.request('POST', `/v1/projects/${projectId}/installations`, { token: project, body: { app_id: app.id } });
-  expect(installation.status).toBe(201);
+  const installation = await api.request('POST', `/v1/projects/${projectId}/installations`, { token: project, body: { app_id: appId } });
+  expect(installation.status, JSON.stringify(installation.body)).toBe(201);
   const instances = [];
-  for (const tool of created) {
-    const response = await api.request('POST', `/v1/projects/${projectId}/agents/${agentId}/tool-instances`, {
+  for (const toolName of toolNames) {
+    const response = await api.request('POST', `/v1/projects/${projectId}/agents/${encodeURIComponent(agentId)}/tool-instances`, {
       token: project,
-      body: { installation_id: installation.body.id, tool_name: tool.name, ...(options.instances?.[tool.name] ?? {}) },
+      body: { installation_id: installation.body.id, tool_name: toolName, ...(options.instances?.[toolName] ?? {}) },
     });
     expect(response.status, JSON.stringify(response.body)).toBe(201);
     instances.push(response.body);
   }
   return {
-    app,
-    dev,
-    tools: created,
     instances,
     projectId,
     agentId,
     project,
     installationId: installation.body.id as string,
     agent: await agentToken(projectId, agentId),
-    base: `/v1/agents/${agentId}`,
+    base: `/v1/agents/${encodeURIComponent(agentId)}`,
   };
 }

@@ -303,3 +303,52 @@ export async function startOddTextServer(): Promise<{ url: string; stop(): Promi
     },
   };
 }
+
+export interface SessionEchoServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** A stateful (sessions, v1 SDK) MCP server whose tool `whoami` answers with the caller's MCP session id. */
+export async function startSessionEchoServer(): Promise<SessionEchoServer> {
+  const { McpServer: V1McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
+  const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
+  const { isInitializeRequest } = await import('@modelcontextprotocol/sdk/types.js');
+  const { randomUUID } = await import('node:crypto');
+  const transports = new Map<string, InstanceType<typeof StreamableHTTPServerTransport>>();
+  const http: Server = createServer((req, res) => {
+    void (async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined;
+      const sessionId = req.headers['mcp-session-id'] as string | undefined;
+      let transport = sessionId ? transports.get(sessionId) : undefined;
+      if (!transport && !sessionId && req.method === 'POST' && isInitializeRequest(body)) {
+        const server = new V1McpServer({ name: 'session-echo', version: '1.0.0' });
+        server.registerTool('whoami', { description: 'Answers with your MCP session id' }, async (extra) => ({
+          content: [{ type: 'text' as const, text: String(extra.sessionId) }],
+        }));
+        const created: InstanceType<typeof StreamableHTTPServerTransport> = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (id) => void transports.set(id, created),
+        });
+        await server.connect(created);
+        transport = created;
+      }
+      if (!transport) {
+        res.writeHead(404).end();
+        return;
+      }
+      await transport.handleRequest(req, res, body);
+    })();
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(http.address() as { port: number }).port}/mcp`,
+    async stop() {
+      for (const transport of transports.values()) await transport.close().catch(() => undefined);
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
+    },
+  };
+}

@@ -11,6 +11,7 @@ import { AppDeliveryLimiter } from './app-delivery-limiter.js';
 import { JOB_PROCESSORS, type JobProcessor } from './job-processor.js';
 import { ToolCallDeliveryProcessor } from './processors/tool-call-delivery.processor.js';
 import { QueueConsumer } from './queue-consumer.js';
+import { ExpiredRecordsPurger } from './expired-records-purger.js';
 import { McpSnapshotRefresher } from './mcp-snapshot-refresher.js';
 import { MetricsServer } from './metrics-server.js';
 import { Reconciler } from './reconciler.js';
@@ -31,6 +32,7 @@ export class WorkerModule {
         QueueConsumer,
         Reconciler,
         McpSnapshotRefresher,
+        ExpiredRecordsPurger,
         MetricsServer,
       ],
     };

@@ -63,6 +63,10 @@ export const EnvSchema = z
     MCP_ALLOWED_ORIGINS: z.string().optional(),
     MCP_SNAPSHOT_TTL_S: z.coerce.number().int().min(5).max(86_400).default(300),
     RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
+    // Longer than the longest instant call (120 s attempt + margin): only a crashed request's key waits it out.
+    IDEMPOTENCY_LEASE_S: z.coerce.number().int().min(1).max(3600).default(150),
+    PURGE_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
+    AGENT_MAX_CONCURRENT_WAITS: z.coerce.number().int().min(1).max(10_000).default(20),
     WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
     WORKER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
     QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_:-]{1,64}$/, 'letters, digits, "_", ":" and "-"').default('toolgate'),

@@ -22,6 +22,7 @@ import { RefreshAppMcpTools } from './mcp/refresh-app-mcp-tools.use-case.js';
 import { RefreshMcpSnapshot } from './mcp/refresh-mcp-snapshot.use-case.js';
 import { IdempotentRequests } from './calls/idempotency.js';
 import { AcceptToolCall } from './calls/accept-tool-call.use-case.js';
+import { AgentWaits } from './calls/agent-waits.js';
 import { AwaitToolCall } from './calls/await-tool-call.use-case.js';
 import { CancelToolCall } from './calls/cancel-tool-call.use-case.js';
 import { GetAgentToolCall } from './calls/get-agent-tool-call.use-case.js';
@@ -41,6 +42,7 @@ import { InstallApp } from './projects/install-app.use-case.js';
 import { ListInstallableTools } from './projects/list-installable-tools.use-case.js';
 import { ListInstallations } from './projects/list-installations.use-case.js';
 import { UninstallApp } from './projects/uninstall-app.use-case.js';
+import { PurgeExpiredRecords } from './maintenance/purge-expired-records.use-case.js';
 
 const useCases = [
   CreateApp, DeleteApp, FindOwnedApp, ListApps, PutAgentToolsSettings, RotateWebhookSecret, UpdateApp,
@@ -48,8 +50,9 @@ const useCases = [
   FindInstallation, InstallApp, ListInstallableTools, ListInstallations, UninstallApp,
   CreateToolInstance, DeleteToolInstance, ListToolInstances, UpdateToolInstance,
   CreateConfiguratorLaunch, ExchangeLaunchCode,
-  DeliverAttempt, IdempotentRequests, AcceptToolCall, AwaitToolCall, CancelToolCall, GetAgentToolCall, GetAppToolCall, ListAgentTools, ListAppToolCalls,
-  ReconcileToolCalls, ReplayToolCall,
+  DeliverAttempt, IdempotentRequests, AcceptToolCall, AgentWaits, AwaitToolCall, CancelToolCall,
+  GetAgentToolCall, GetAppToolCall, ListAgentTools, ListAppToolCalls,
+  ReconcileToolCalls, ReplayToolCall, PurgeExpiredRecords,
   AgentToolsets, CallMcpTool, McpListChangedRefresh, ListAppMcpTools, McpTargets, RefreshAppMcpTools, RefreshMcpSnapshot,
 ];
 

@@ -23,8 +23,14 @@ export class DomainError extends Error {
     readonly code: ErrorCode,
     readonly detail: string,
     readonly errors?: FieldProblem[],
+    /** For a 429 or 503: when to try again, sent as `Retry-After`. */
+    readonly retryAfterS?: number,
   ) {
     super(detail);
+  }
+
+  static rateLimited(detail: string, retryAfterS: number): DomainError {
+    return new DomainError(ErrorCode.RateLimited, detail, undefined, retryAfterS);
   }
 
   static validation(problems: FieldProblem[], detail = 'The request is invalid: see errors for each problem.'): DomainError {

@@ -10,6 +10,8 @@ export interface McpServerTarget {
   url: string;
   headerName: string | null;
   headerValue: string | null;
+  /** Whose MCP session this use is in: one agent of one project; absent for the app's own (snapshot) session. */
+  session?: string;
 }
 
 export interface ListedTool {
@@ -29,17 +31,27 @@ export interface McpCallOptions {
 }
 
 interface Connection {
+  appId: string;
   fingerprint: string;
   client: Client;
   ready: Promise<void>;
+  /** Uses in flight: a busy connection is never closed to make room. */
+  inUse: number;
 }
 
 const CONNECT_TIMEOUT_MS = 10_000;
+/** Sessions kept open per process; past it the least recently used idle one is closed. */
+const MAX_CONNECTIONS = 1000;
+
+function connectionKey(target: McpServerTarget): string {
+  return target.session === undefined ? target.appId : `${target.appId}\u0000${target.session}`;
+}
 
 /**
- * Toolgate as an MCP client: one Streamable HTTP connection per app (so one failing server
- * never touches another), the auth header on every request, SSRF-guarded through the app's own
- * agent, answers bounded (boundedFetch), re-initialized once when the server forgot the session.
+ * Toolgate as an MCP client: Streamable HTTP connections per app (so one failing server never
+ * touches another) and, for calls, per agent of a project (a server's session state never crosses
+ * tenants), the auth header on every request, SSRF-guarded through the app's own agent, answers
+ * bounded (boundedFetch), re-initialized once when the server forgot the session.
  */
 @Injectable()
 export class McpClients implements OnApplicationShutdown {
@@ -72,35 +84,61 @@ export class McpClients implements OnApplicationShutdown {
     );
   }
 
-  /** Forgets an app's connection (its settings changed, or it was deleted). */
+  /** Forgets an app's connections (its settings changed, or it was deleted). */
   async forget(appId: string): Promise<void> {
-    const connection = this.connections.get(appId);
-    this.connections.delete(appId);
+    const keys = [...this.connections].filter(([, connection]) => connection.appId === appId).map(([key]) => key);
+    await Promise.all(keys.map((key) => this.drop(key)));
+  }
+
+  private async drop(key: string): Promise<void> {
+    const connection = this.connections.get(key);
+    this.connections.delete(key);
     await connection?.client.close().catch(() => undefined);
   }
 
   private async withClient<T>(target: McpServerTarget, use: (client: Client) => Promise<T>): Promise<T> {
-    const client = await this.connect(target);
+    const key = connectionKey(target);
     try {
-      return await use(client);
+      return await this.using(target, key, use);
     } catch (error) {
       // A server that restarted forgets our session: initialize once more and retry once.
       if (error instanceof SdkHttpError && (error.status === 404 || error.status === 400)) {
-        await this.forget(target.appId);
-        return use(await this.connect(target));
+        await this.drop(key);
+        return this.using(target, key, use);
       }
       throw error;
     }
   }
 
-  private async connect(target: McpServerTarget): Promise<Client> {
-    const fingerprint = createHash('sha256').update(JSON.stringify([target.url, target.headerName, target.headerValue])).digest('hex');
-    const existing = this.connections.get(target.appId);
-    if (existing && existing.fingerprint === fingerprint) {
-      await existing.ready;
-      return existing.client;
+  private async using<T>(target: McpServerTarget, key: string, use: (client: Client) => Promise<T>): Promise<T> {
+    const connection = await this.connect(target, key);
+    try {
+      return await use(connection.client);
+    } finally {
+      connection.inUse -= 1;
     }
-    if (existing) await this.forget(target.appId);
+  }
+
+  /** The open connection under `key` (marked in use), or a new one. */
+  private async connect(target: McpServerTarget, key: string): Promise<Connection> {
+    const fingerprint = createHash('sha256').update(JSON.stringify([target.url, target.headerName, target.headerValue])).digest('hex');
+    const existing = this.connections.get(key);
+    if (existing && existing.fingerprint === fingerprint) {
+      existing.inUse += 1;
+      // Most recently used last: the eviction below takes the first idle one.
+      this.connections.delete(key);
+      this.connections.set(key, existing);
+      try {
+        await existing.ready;
+      } catch (error) {
+        existing.inUse -= 1;
+        throw error;
+      }
+      return existing;
+    }
+    // No await until the new connection is in the map: a concurrent use of the key must find it.
+    if (existing) void this.drop(key);
+    this.makeRoom();
     const client = new Client(
       { name: 'toolgate', version: TOOLGATE_VERSION },
       {
@@ -117,19 +155,25 @@ export class McpClients implements OnApplicationShutdown {
       redirectPolicy: 'follow',
     });
     const ready = client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
-    const connection: Connection = { fingerprint, client, ready };
-    this.connections.set(target.appId, connection);
+    const connection: Connection = { appId: target.appId, fingerprint, client, ready, inUse: 1 };
+    this.connections.set(key, connection);
     try {
       await ready;
     } catch (error) {
-      if (this.connections.get(target.appId) === connection) this.connections.delete(target.appId);
+      if (this.connections.get(key) === connection) this.connections.delete(key);
       await client.close().catch(() => undefined);
       throw error;
     }
-    return client;
+    return connection;
+  }
+
+  private makeRoom(): void {
+    if (this.connections.size < MAX_CONNECTIONS) return;
+    const idle = [...this.connections].find(([, connection]) => connection.inUse === 0);
+    if (idle) void this.drop(idle[0]);
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await Promise.all([...this.connections.keys()].map((appId) => this.forget(appId)));
+    await Promise.all([...this.connections.keys()].map((key) => this.drop(key)));
   }
 }

@@ -2,27 +2,63 @@ import { Injectable } from '@nestjs/common';
 import type { IdempotencyKey, Prisma } from './generated/client.js';
 import { PrismaService } from './prisma.service.js';
 
-/** `Idempotency-Key` markers of agent calls: set if absent, then the stored first response. */
+/** The owner of a key: one agent of one project (agent ids repeat across projects). */
+export interface IdempotencyOwner {
+  projectId: string;
+  agentId: string;
+}
+
+/**
+ * `Idempotency-Key` markers of agent calls: set if absent with a short lease, then the stored
+ * first response. A marker's `createdAt` identifies its reservation: a request that outlived its
+ * lease cannot overwrite or free the reservation that replaced it.
+ */
 @Injectable()
 export class IdempotencyKeysRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  /** Reserves the key; when it is already taken (and not expired), returns the existing marker. */
-  async reserve(agentId: string, key: string, requestHash: string, now: Date, ttlMs: number): Promise<IdempotencyKey | null> {
-    await this.prisma.idempotencyKey.deleteMany({ where: { agentId, key, expiresAt: { lte: now } } });
+  /** Reserves the key until `leaseUntil`; when it is already taken (and not expired), returns the existing marker. */
+  async reserve(
+    owner: IdempotencyOwner,
+    key: string,
+    requestHash: string,
+    now: Date,
+    leaseUntil: Date,
+  ): Promise<IdempotencyKey | null> {
+    const { projectId, agentId } = owner;
+    await this.prisma.idempotencyKey.deleteMany({ where: { projectId, agentId, key, expiresAt: { lte: now } } });
     const inserted = await this.prisma.$executeRaw`
-      INSERT INTO idempotency_keys (agent_id, key, request_hash, created_at, expires_at)
-      VALUES (${agentId}, ${key}, ${requestHash}, ${now}, ${new Date(now.getTime() + ttlMs)})
+      INSERT INTO idempotency_keys (project_id, agent_id, key, request_hash, created_at, expires_at)
+      VALUES (${projectId}, ${agentId}, ${key}, ${requestHash}, ${now}, ${leaseUntil})
       ON CONFLICT DO NOTHING`;
     if (inserted === 1) return null;
-    return this.prisma.idempotencyKey.findUnique({ where: { agentId_key: { agentId, key } } });
+    return this.prisma.idempotencyKey.findUnique({ where: { projectId_agentId_key: { projectId, agentId, key } } });
   }
 
-  async complete(agentId: string, key: string, statusCode: number, response: Prisma.InputJsonValue): Promise<void> {
-    await this.prisma.idempotencyKey.update({ where: { agentId_key: { agentId, key } }, data: { statusCode, response } });
+  /** Stores the first response of the reservation made at `reservedAt`, kept until `expiresAt`. */
+  async complete(
+    owner: IdempotencyOwner,
+    key: string,
+    reservedAt: Date,
+    statusCode: number,
+    response: Prisma.InputJsonValue,
+    expiresAt: Date,
+  ): Promise<void> {
+    await this.prisma.idempotencyKey.updateMany({
+      where: { ...owner, key, createdAt: reservedAt, statusCode: null },
+      data: { statusCode, response, expiresAt },
+    });
   }
 
-  async release(agentId: string, key: string): Promise<void> {
-    await this.prisma.idempotencyKey.deleteMany({ where: { agentId, key, statusCode: null } });
+  async release(owner: IdempotencyOwner, key: string, reservedAt: Date): Promise<void> {
+    await this.prisma.idempotencyKey.deleteMany({ where: { ...owner, key, createdAt: reservedAt, statusCode: null } });
+  }
+
+  /** Deletes up to `limit` expired markers (answers past 24 h, reservations past their lease); returns how many. */
+  async purgeExpired(now: Date, limit: number): Promise<number> {
+    return this.prisma.$executeRaw`
+      DELETE FROM idempotency_keys WHERE ctid IN (
+        SELECT ctid FROM idempotency_keys WHERE expires_at <= ${now} LIMIT ${limit}
+      )`;
   }
 }

@@ -18,4 +18,12 @@ export class LaunchCodesRepository {
     });
     return count === 0 ? null : this.prisma.launchCode.findUnique({ where: { codeHash } });
   }
+
+  /** Deletes up to `limit` codes past their expiry (used or not): they can never be exchanged again; returns how many. */
+  async purgeExpired(now: Date, limit: number): Promise<number> {
+    return this.prisma.$executeRaw`
+      DELETE FROM launch_codes WHERE ctid IN (
+        SELECT ctid FROM launch_codes WHERE expires_at <= ${now} LIMIT ${limit}
+      )`;
+  }
 }

@@ -12,6 +12,11 @@ export interface CallProgress {
 
 type Listener = (payload: string) => void;
 
+interface Watch {
+  subscribed: Promise<boolean>;
+  stop(): void;
+}
+
 /**
  * Tells every API replica about calls (Redis pub/sub): that one finished (long-polls answer at
  * once), that an attempt failed (progress for MCP clients), that an MCP client cancelled a request
@@ -45,26 +50,21 @@ export class CallEvents implements OnModuleDestroy {
     await this.publish('cancel', requestKey, '');
   }
 
-  /** Resolves true when the call finishes within `timeoutMs`, false otherwise. */
-  async waitForFinish(callId: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
-    let stop: () => void = () => undefined;
-    const finished = await new Promise<boolean>((resolve) => {
-      const done = (value: boolean) => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        stop();
-        resolve(value);
-      };
-      const onAbort = () => done(false);
-      const timer = setTimeout(() => done(false), Math.max(0, timeoutMs));
-      signal?.addEventListener('abort', onAbort);
-      void this.listen('finished', callId, () => done(true)).then((unsubscribe) => (stop = unsubscribe));
-    });
-    return finished;
+  /**
+   * Listens for the call's end until `stop()`, registered at once (never waiting on Redis):
+   * `finished` resolves when it is published; `subscribed` says whether Redis confirmed the
+   * subscription (false when it could not: then only re-reading the call tells).
+   */
+  watchFinish(callId: string): { finished: Promise<void>; subscribed: Promise<boolean>; stop(): void } {
+    let fire!: () => void;
+    const finished = new Promise<void>((resolve) => (fire = resolve));
+    const { subscribed, stop } = this.watch('finished', callId, () => fire());
+    return { finished, subscribed, stop };
   }
 
-  async onProgress(callId: string, listener: (progress: CallProgress) => void): Promise<() => void> {
-    return this.listen('progress', callId, (payload) => listener(JSON.parse(payload) as CallProgress));
+  /** Passes the call's retry progress on until the returned function is called; registered at once. */
+  onProgress(callId: string, listener: (progress: CallProgress) => void): () => void {
+    return this.watch('progress', callId, (payload) => listener(JSON.parse(payload) as CallProgress)).stop;
   }
 
   async onCancel(requestKey: string, listener: () => void): Promise<() => void> {
@@ -77,15 +77,24 @@ export class CallEvents implements OnModuleDestroy {
   }
 
   private async listen(kind: keyof CallEvents['channels'], id: string, listener: Listener): Promise<() => void> {
+    const { subscribed, stop } = this.watch(kind, id, listener);
+    if (!(await subscribed)) {
+      stop();
+      throw new Error('could not subscribe to call events');
+    }
+    return stop;
+  }
+
+  private watch(kind: keyof CallEvents['channels'], id: string, listener: Listener): Watch {
     const key = `${kind}\u0000${id}`;
     if (!this.listeners.has(key)) this.listeners.set(key, new Set());
     this.listeners.get(key)!.add(listener);
-    await this.ensureSubscribed();
-    return () => {
+    const stop = () => {
       const set = this.listeners.get(key);
       set?.delete(listener);
       if (set?.size === 0) this.listeners.delete(key);
     };
+    return { subscribed: this.ensureSubscribed().then(() => true, () => false), stop };
   }
 
   private ensureSubscribed(): Promise<Redis> {

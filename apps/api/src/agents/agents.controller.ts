@@ -8,7 +8,7 @@ import {
 import { AgentAuth, type AgentIdentity, Auth } from '../common/auth.guard.js';
 import { jsonSchemaOf } from '../common/openapi.js';
 import { ZodValidationPipe } from '../common/zod-validation.pipe.js';
-import { presentAgentCall, presentCallOutcome } from './agents.presenter.js';
+import { presentAgentCall, presentCallOutcome, presentReplayOfLargeOutcome } from './agents.presenter.js';
 import { IdempotencyHeaderSchema, ToolCallSchema, WaitQuerySchema } from './agents.schemas.js';
 
 const idempotencyHeaderPipe = new ZodValidationPipe(IdempotencyHeaderSchema);
@@ -44,10 +44,14 @@ export class AgentsController {
     const { 'Idempotency-Key': idempotencyKey } = idempotencyHeaderPipe.transform({ 'Idempotency-Key': idempotencyKeyHeader });
     const accept = async () => {
       const call = await this.acceptToolCall.execute(agent, body);
-      return { status: call.executionMode === 'instant' ? 200 : 202, body: presentCallOutcome(call) };
+      return {
+        status: call.executionMode === 'instant' ? 200 : 202,
+        body: presentCallOutcome(call),
+        reduced: () => presentReplayOfLargeOutcome(call),
+      };
     };
     const answer = idempotencyKey
-      ? await this.idempotentRequests.run(agent.agentId, idempotencyKey, body, accept)
+      ? await this.idempotentRequests.run(agent, idempotencyKey, body, accept)
       : { ...(await accept()), replayed: false };
     response.status(answer.status);
     if (answer.replayed) response.setHeader('Idempotent-Replayed', 'true');

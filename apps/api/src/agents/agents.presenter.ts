@@ -7,6 +7,17 @@ export function presentCallOutcome(call: ToolCall) {
   return { call_id: call.id, status: call.status };
 }
 
+/** What repeats of an Idempotency-Key get when the first answer was too large to keep: where to read the call. */
+export function presentReplayOfLargeOutcome(call: ToolCall) {
+  const where = `/v1/agents/${encodeURIComponent(call.agentId)}/tool-calls/${call.id}`;
+  return {
+    call_id: call.id,
+    status: call.status,
+    result_omitted:
+      `The first answer was too large to keep for repeats of this Idempotency-Key: read the call with GET ${where}.`,
+  };
+}
+
 export function presentAgentCall(call: ToolCall) {
   return {
     ...presentCallOutcome(call),

@@ -59,6 +59,9 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       response.end();
       return;
     }
+    if (error instanceof DomainError && error.retryAfterS !== undefined) {
+      response.setHeader('Retry-After', String(error.retryAfterS));
+    }
     response.status(body.status).type('application/problem+json').send(JSON.stringify(body));
   }
 

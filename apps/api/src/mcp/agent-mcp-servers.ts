@@ -3,16 +3,18 @@ import { type CallToolResult, Server, type ServerContext, type Tool } from '@mod
 import { ENV, type Env } from '../../../../libs/config/src/index.js';
 import { TOOLGATE_VERSION } from '../../../../libs/delivery/src/index.js';
 import {
-  AcceptToolCall, type AgentRef, type AgentTool, AwaitToolCall, CancelToolCall, DomainError, isTerminal, presentAgentTool,
+  AcceptToolCall, type AgentRef, type AgentTool, AgentWaits, AwaitToolCall, agentKey, CancelToolCall, DomainError, isTerminal,
+  presentAgentTool,
 } from '../../../../libs/domain/src/index.js';
 import type { ToolCall } from '../../../../libs/persistence/src/index.js';
 import { CallEvents } from '../../../../libs/queue/src/index.js';
 import { type McpCallResult, finishedCallResult, refusalResult, textResult } from './agent-mcp-results.js';
 
-/** What one HTTP request to an agent's MCP endpoint knows: the agent and its callable tools. */
+/** What one HTTP request to an agent's MCP endpoint knows: the agent, its callable tools, the client's session if any. */
 export interface AgentMcpSession {
   agent: AgentRef;
   tools: AgentTool[];
+  clientSessionId?: string;
 }
 
 interface CallParams {
@@ -21,9 +23,12 @@ interface CallParams {
   _meta?: Record<string, unknown>;
 }
 
-/** The key under which an MCP client's cancellation of a request reaches whichever replica runs it. */
-export function mcpRequestKey(agentId: string, requestId: string | number): string {
-  return `${agentId}\u0000${String(requestId)}`;
+/**
+ * The key under which an MCP client's cancellation of a request reaches whichever replica runs it:
+ * a JSON-RPC id is unique only within one client's session, so project, agent and session come too.
+ */
+export function mcpRequestKey(agent: AgentRef, clientSessionId: string | undefined, requestId: string | number): string {
+  return agentKey(agent, clientSessionId ?? '', requestId);
 }
 
 /**
@@ -39,6 +44,7 @@ export class AgentMcpServers {
     private readonly awaitToolCall: AwaitToolCall,
     private readonly cancelToolCall: CancelToolCall,
     private readonly events: CallEvents,
+    private readonly waits: AgentWaits,
   ) {}
 
   build(session: AgentMcpSession): Server {
@@ -55,24 +61,34 @@ export class AgentMcpServers {
       }),
     }));
     server.setRequestHandler('tools/call', async (request, ctx) =>
-      (await this.call(session.agent, request.params as CallParams, ctx as ServerContext)) as CallToolResult,
+      (await this.call(session, request.params as CallParams, ctx as ServerContext)) as CallToolResult,
     );
     return server;
   }
 
-  private async call(agent: AgentRef, params: CallParams, ctx: ServerContext): Promise<McpCallResult> {
+  /** A `wait` call blocks until it ends: it takes one of the agent's wait slots (or is refused) before anything is sent. */
+  private waitSlotFor(session: AgentMcpSession, toolName: string): () => void {
+    const mode = session.tools.find((tool) => tool.name === toolName)?.tool?.execution_mode;
+    return mode === 'wait' ? this.waits.acquire(session.agent) : noWaitSlot;
+  }
+
+  private async call(session: AgentMcpSession, params: CallParams, ctx: ServerContext): Promise<McpCallResult> {
+    const agent = session.agent;
     const abort = new AbortController();
     const onClientGone = () => abort.abort();
     ctx.mcpReq.signal.addEventListener('abort', onClientGone);
-    const stopCancelListener = await this.events.onCancel(mcpRequestKey(agent.agentId, ctx.mcpReq.id), () => abort.abort());
+    const requestKey = mcpRequestKey(agent, session.clientSessionId, ctx.mcpReq.id);
+    const stopCancelListener = await this.events.onCancel(requestKey, () => abort.abort());
     const progressToken = ctx.mcpReq._meta?.progressToken;
     const notify = progressToken === undefined
       ? undefined
       : (progress: { progress: number; total?: number; message?: string }) =>
           void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, ...progress } }).catch(() => undefined);
+    let releaseWait: () => void = () => undefined;
     try {
       let call: ToolCall;
       try {
+        releaseWait = this.waitSlotFor(session, params.name);
         call = await this.acceptToolCall.execute(
           agent,
           { tool: params.name, dialog_id: metaString(params._meta, 'toolgate/dialog_id') ?? 'mcp', lead_id: metaString(params._meta, 'toolgate/lead_id'), arguments: params.arguments },
@@ -101,11 +117,14 @@ export class AgentMcpServers {
           `Poll it with GET ${this.env.PUBLIC_BASE_URL}/v1/agents/${agent.agentId}/tool-calls/${call.id}?wait=60.`,
       );
     } finally {
+      releaseWait();
       stopCancelListener();
       ctx.mcpReq.signal.removeEventListener('abort', onClientGone);
     }
   }
 }
+
+function noWaitSlot(): void {}
 
 function metaString(meta: Record<string, unknown> | undefined, key: string): string | undefined {
   const value = meta?.[key];

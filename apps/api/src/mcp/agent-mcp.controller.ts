@@ -18,6 +18,12 @@ function isCancellation(body: unknown): body is { params: { requestId: string | 
     (typeof message.params?.requestId === 'string' || typeof message.params?.requestId === 'number');
 }
 
+/** The client's `Mcp-Session-Id`, where it sends one (this endpoint is stateless and issues none). */
+function clientSessionOf(req: Request): string | undefined {
+  const value = req.headers['mcp-session-id'];
+  return typeof value === 'string' && value.length > 0 && value.length <= 200 ? value : undefined;
+}
+
 /**
  * `/v1/agents/{agent_id}/mcp`: the agent's tools as one MCP server (Streamable HTTP, stateless),
  * for the 2026-07-28 protocol and the 2025 ones. Host and Origin are checked (DNS rebinding).
@@ -52,13 +58,14 @@ export class AgentMcpController {
       return;
     }
     // A 2025-protocol client cancels with a separate POST, maybe to another replica: pass it on to all.
+    const clientSessionId = clientSessionOf(req);
     if (isCancellation(req.body)) {
-      await this.events.publishCancel(mcpRequestKey(agent.agentId, req.body.params.requestId));
+      await this.events.publishCancel(mcpRequestKey(agent, clientSessionId, req.body.params.requestId));
       res.status(202).end();
       return;
     }
     const tools = await this.listAgentTools.execute(agent);
-    req.auth = { token: '', clientId: agent.agentId, scopes: [], extra: { session: { agent, tools } } };
+    req.auth = { token: '', clientId: agent.agentId, scopes: [], extra: { session: { agent, tools, clientSessionId } } };
     await this.handler(req, res, req.body);
   }
 }

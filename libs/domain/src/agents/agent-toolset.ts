@@ -45,14 +45,16 @@ function refusalOf(instance: AgentToolInstance, mcp: McpToolSnapshot | null): st
   if (instance.toolKind === 'http' && app.agentToolsMode !== 'constructor') {
     return `app "${app.displayName}" now serves the tools of its MCP server; this HTTP tool is unavailable`;
   }
+  if (instance.toolKind === 'mcp' && app.agentToolsMode !== 'mcp') {
+    return `app "${app.displayName}" now serves HTTP tools; this MCP tool is unavailable`;
+  }
+  const status = instanceStatus(instance);
+  if (status === 'disabled') return 'this tool is disabled for the agent';
   if (instance.toolKind === 'mcp') {
-    if (app.agentToolsMode !== 'mcp') return `app "${app.displayName}" now serves HTTP tools; this MCP tool is unavailable`;
     if (!mcp) return `the MCP server of app "${app.displayName}" no longer lists this tool`;
     if (!mcp.available) return `the MCP server's tool is unavailable: ${mcp.reason}`;
     return null;
   }
-  const status = instanceStatus(instance);
-  if (status === 'disabled') return 'this tool is disabled for the agent';
   if (status === 'needs_private_data') return 'this tool needs its private data first: open its configurator';
   return null;
 }

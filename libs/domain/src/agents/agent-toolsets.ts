@@ -1,19 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { McpToolsRepository, ToolInstancesRepository } from '../../../persistence/src/index.js';
 import { ToolsetGenerations } from '../../../queue/src/index.js';
+import { type AgentRef, agentKey } from './agent-ref.js';
 import { type AgentTool, buildAgentToolset, snapshotKey } from './agent-toolset.js';
 
-export interface AgentRef {
-  projectId: string;
-  agentId: string;
-}
+export type { AgentRef } from './agent-ref.js';
 
 const CACHE_TTL_MS = 5 * 60_000;
 const CACHE_MAX_AGENTS = 10_000;
-
-function agentKey(agent: AgentRef): string {
-  return `${agent.projectId}:${agent.agentId}`;
-}
 
 interface CachedToolset {
   generation: string;
@@ -69,12 +63,12 @@ export class AgentToolsets {
   /** After a change to an app (settings, tools, snapshot): every agent that has one of its tools. */
   async invalidateApp(appId: string): Promise<void> {
     const agents = await this.instances.agentsOfApp(appId);
-    await this.bump(agents.map(agentKey));
+    await this.bump(agents.map((agent) => agentKey(agent)));
   }
 
   /** After removing an installation: the agents it had given tools to (read before the delete). */
   async invalidateAgents(agents: AgentRef[]): Promise<void> {
-    await this.bump(agents.map(agentKey));
+    await this.bump(agents.map((agent) => agentKey(agent)));
   }
 
   private async bump(keys: string[]): Promise<void> {

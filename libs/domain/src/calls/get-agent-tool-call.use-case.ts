@@ -1,20 +1,32 @@
 import { Injectable } from '@nestjs/common';
 import { type ToolCall, ToolCallsRepository } from '../../../persistence/src/index.js';
-import type { AgentRef } from '../agents/agent-toolsets.js';
+import type { AgentRef } from '../agents/agent-ref.js';
 import { DomainError } from '../errors.js';
+import { AgentWaits } from './agent-waits.js';
 import { AwaitToolCall } from './await-tool-call.use-case.js';
+import { isTerminal } from './call-status.js';
 
-/** One of the agent's calls; with `waitMs`, answers as soon as it finishes or the time is up. */
+/**
+ * One of the agent's calls; with `waitMs`, answers as soon as it finishes or the time is up. A
+ * wait on an unfinished call takes one of the agent's wait slots (429 when none is free).
+ */
 @Injectable()
 export class GetAgentToolCall {
   constructor(
     private readonly calls: ToolCallsRepository,
     private readonly awaitToolCall: AwaitToolCall,
+    private readonly waits: AgentWaits,
   ) {}
 
   async execute(agent: AgentRef, callId: string, waitMs = 0, signal?: AbortSignal): Promise<ToolCall> {
     const call = await this.calls.getForAgent(agent.projectId, agent.agentId, callId);
     if (!call) throw DomainError.notFound(`Tool call "${callId}"`);
-    return this.awaitToolCall.execute(call, { deadlineMs: waitMs, signal });
+    if (waitMs <= 0 || isTerminal(call.status)) return call;
+    const release = this.waits.acquire(agent);
+    try {
+      return await this.awaitToolCall.execute(call, { deadlineMs: waitMs, signal });
+    } finally {
+      release();
+    }
   }
 }

@@ -5,6 +5,7 @@ import { BlockedAddressError } from '../../../delivery/src/index.js';
 import { type McpCallOptions, McpClients, McpRedirectError, ResponseTooLargeError } from '../../../mcp/src/index.js';
 import { CallEvents } from '../../../queue/src/index.js';
 import { Metrics } from '../../../observability/src/index.js';
+import { agentKey } from '../agents/agent-ref.js';
 import { newId } from '../ids.js';
 import { capErrorText, describeMcpError, findCause } from './mcp-error.js';
 import { McpTargets } from './mcp-targets.js';
@@ -42,7 +43,8 @@ export class CallMcpTool {
     let outcome: string;
     let error: string | null = null;
     try {
-      const result = (await this.clients.callTool(await this.targets.of(app), call.toolName, call.arguments as Record<string, unknown>, {
+      const target = { ...(await this.targets.of(app)), session: agentKey(call) };
+      const result = (await this.clients.callTool(target, call.toolName, call.arguments as Record<string, unknown>, {
         timeoutMs,
         signal: options.signal,
         onprogress: options.onprogress,

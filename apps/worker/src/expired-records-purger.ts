@@ -1,0 +1,25 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ENV, type Env } from '../../../libs/config/src/index.js';
+import { PurgeExpiredRecords } from '../../../libs/domain/src/index.js';
+import { PeriodicTask } from './periodic-task.js';
+
+/** Deletes expired idempotency keys and launch codes every PURGE_INTERVAL_MS, in small batches. */
+@Injectable()
+export class ExpiredRecordsPurger extends PeriodicTask {
+  protected readonly everyMs: number;
+
+  constructor(
+    @Inject(ENV) env: Env,
+    private readonly purge: PurgeExpiredRecords,
+  ) {
+    super();
+    this.everyMs = env.PURGE_INTERVAL_MS;
+  }
+
+  protected async run(): Promise<void> {
+    const { idempotencyKeys, launchCodes } = await this.purge.execute();
+    if (idempotencyKeys + launchCodes > 0) {
+      this.logger.log(`purged ${idempotencyKeys} expired idempotency key(s), ${launchCodes} launch code(s)`);
+    }
+  }
+}

@@ -59,3 +59,4 @@ export * from './mcp/mcp-targets.js';
 export * from './mcp/refresh-app-mcp-tools.use-case.js';
 export * from './mcp/refresh-mcp-snapshot.use-case.js';
 export * from './mcp/mcp-list-changed.js';
+export * from './storable-json.js';

@@ -7,6 +7,7 @@ import { Logger } from 'nestjs-pino';
 import type { Env } from '../../../libs/config/src/index.js';
 import { ApiModule } from './app.module.js';
 import { mountQueueDashboard } from './admin/queues/queue-dashboard.js';
+import { answerClientErrorsWithProblems } from './common/client-error-problem.js';
 import { refuseInvalidUtf8 } from './common/utf8-body.js';
 
 /** Builds the API application (routes, body limits, errors, /docs); the caller listens. */
@@ -18,6 +19,7 @@ export async function createApiApp(env: Env): Promise<INestApplication> {
   app.useLogger(app.get(Logger));
   // Nest reserves `verify` for its rawBody option (unused here) and hides it from the type; express.json takes it.
   app.useBodyParser('json', { limit: '1mb', verify: refuseInvalidUtf8 } as NestExpressBodyParserOptionsFor<'json'>);
+  answerClientErrorsWithProblems(app.getHttpServer());
   app.disable('x-powered-by');
   app.set('etag', false);
   mountQueueDashboard(app);

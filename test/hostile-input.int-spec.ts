@@ -4,7 +4,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentWithTools, httpTool } from './support/fixtures.js';
 import { type TestApi, startTestApi } from './support/test-api.js';
-import { developerToken } from './support/tokens.js';
+import { developerToken, signToken } from './support/tokens.js';
 import { WebhookHandler } from './support/webhook-handler.js';
 
 let api: TestApi;
@@ -76,6 +76,19 @@ describe('a path or query', () => {
     expectProblem(await api.request('GET', `${ctx.base}/tool-calls/%00`, { token: ctx.agent }), 404);
     expectProblem(await api.request('POST', `${ctx.base}/tool-calls/call_%00/cancel`, { token: ctx.agent }), 404);
     expectProblem(await api.request('GET', `/v1/apps/${ctx.app.id}%00`, { token: ctx.dev }), 404);
+  });
+
+  it('too long for Node to parse (over 16 KiB) is a 431 problem, not a bare status line', async () => {
+    const response = await api.request('GET', `/v1/apps/${'x'.repeat(20_000)}`, { token: ctx.dev });
+    expectProblem(response, 431);
+    expect(response.body.detail).toMatch(/larger than 16 KiB/);
+  });
+
+  it('with a garbage ?token= beside a valid operator header opens the queue dashboard, and sets no cookie', async () => {
+    const operator = await signToken({ role: 'operator' });
+    const response = await api.request('GET', '/admin/queues/api/queues?token=%d2%83%df%72', { token: operator });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('set-cookie')).toBeNull();
   });
 
   it('with NUL in a filter is a 422 naming it; a garbage cursor is a 422', async () => {

@@ -7,7 +7,8 @@ export const MAX_JSON_DEPTH = 64;
 const MAX_PROBLEMS = 10;
 
 export const NUL_PROBLEM = 'must not contain NUL (U+0000): remove it, or send binary data encoded (e.g. base64)';
-export const SURROGATE_PROBLEM = 'holds an unpaired UTF-16 surrogate (e.g. \\ud800), which is no character: send valid Unicode text';
+export const SURROGATE_PROBLEM =
+  'holds an unpaired UTF-16 surrogate (e.g. \\ud800), which is no character: send valid Unicode text';
 export const INFINITE_PROBLEM = 'is too large to be a number (it would become Infinity): send a smaller number, or a string';
 export const UNSAFE_INTEGER_PROBLEM =
   `is a whole number beyond ±${Number.MAX_SAFE_INTEGER} (2^53 − 1), which JSON numbers do not carry exactly: send it as a string`;
@@ -75,7 +76,8 @@ export function unstorableJsonProblems(root: unknown, rootPath: string[] = []): 
       const item: unknown = isArray ? value[i] : (value as Record<string, unknown>)[key];
       const keyProblem = isArray ? null : unstorableTextProblem(key);
       if (keyProblem) {
-        problems.push({ path: pathOf({ parent: place, key: pathKey(key) }, rootPath), message: `(the field name) ${keyProblem}` });
+        const path = pathOf({ parent: place, key: pathKey(key) }, rootPath);
+        problems.push({ path, message: `(the field name) ${keyProblem}` });
         continue;
       }
       if (item !== null && typeof item === 'object') {

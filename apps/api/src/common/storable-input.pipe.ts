@@ -1,6 +1,8 @@
 import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/common';
 import { DomainError, ErrorCode, unstorableJsonProblems, unstorableTextProblem } from '../../../../libs/domain/src/index.js';
 
+const UNSTORABLE_ID = 'Nothing has that id: ids never contain NUL (U+0000) or unpaired surrogates. Check the URL.';
+
 /**
  * The global first pipe: a body or query that Postgres could not store (NUL, unpaired surrogates)
  * or that JSON.parse changed (Infinity, lost digits), or that nests too deep, is a 422 naming each
@@ -12,7 +14,7 @@ export class StorableInputPipe implements PipeTransform {
     if (metadata.type === 'param') {
       const texts = typeof value === 'string' ? [value] : Object.values((value ?? {}) as Record<string, unknown>);
       if (texts.some((text) => typeof text === 'string' && unstorableTextProblem(text))) {
-        throw new DomainError(ErrorCode.NotFound, 'Nothing has that id: ids never contain NUL (U+0000) or unpaired surrogates. Check the URL.');
+        throw new DomainError(ErrorCode.NotFound, UNSTORABLE_ID);
       }
       return value;
     }

@@ -58,7 +58,8 @@ export class AgentMcpServers {
       }),
     })));
     server.setRequestHandler('tools/call', (request, ctx) =>
-      this.guarded(session, async () => (await this.call(session.agent, request.params as CallParams, ctx as ServerContext)) as CallToolResult),
+      this.guarded(session, async () =>
+        (await this.call(session.agent, request.params as CallParams, ctx as ServerContext)) as CallToolResult),
     );
     return server;
   }
@@ -73,8 +74,10 @@ export class AgentMcpServers {
     } catch (error) {
       if (error instanceof ProtocolError) throw error;
       const requestId = session.requestId;
-      this.logger.error({ request_id: requestId, error: error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ''}` : String(error) }, 'unhandled MCP error');
-      throw new ProtocolError(ProtocolErrorCode.InternalError, `Internal error. Quote request id ${requestId} when reporting it.`, { request_id: requestId });
+      const logged = error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ''}` : String(error);
+      this.logger.error({ request_id: requestId, error: logged }, 'unhandled MCP error');
+      const message = `Internal error. Quote request id ${requestId} when reporting it.`;
+      throw new ProtocolError(ProtocolErrorCode.InternalError, message, { request_id: requestId });
     }
   }
 

@@ -18,7 +18,7 @@ function isCancellation(body: unknown): body is { params: { requestId: string | 
     (typeof message.params?.requestId === 'string' || typeof message.params?.requestId === 'number');
 }
 
-/** A JSON-RPC "invalid params" answer naming each field that cannot be taken (NUL, too deep, ...), with the request's id. */
+/** A JSON-RPC "invalid params" answer naming each field that cannot be taken (NUL, too deep, ...). */
 function invalidParamsAnswer(body: unknown, problems: FieldProblem[]) {
   const id = (body as { id?: unknown } | null)?.id;
   const hasId = typeof id === 'string' || typeof id === 'number';
@@ -72,7 +72,8 @@ export class AgentMcpController {
       return;
     }
     const tools = await this.listAgentTools.execute(agent);
-    req.auth = { token: '', clientId: agent.agentId, scopes: [], extra: { session: { agent, tools, requestId: String(req.id) } } };
+    const session: AgentMcpSession = { agent, tools, requestId: String(req.id) };
+    req.auth = { token: '', clientId: agent.agentId, scopes: [], extra: { session } };
     await this.handler(req, res, req.body);
   }
 }

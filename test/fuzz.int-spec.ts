@@ -20,7 +20,9 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 1000);
 const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const COMMON_QUERY = ['wait', 'limit', 'cursor', 'status', 'tool_name', 'agent_id', 'lang', 'confirm', 'token'];
 /** The id pool a created resource's id goes to, by the last path segment of the POST that made it. */
-const CREATED_ID = { apps: 'app_id', tools: 'tool_id', 'tool-calls': 'call_id', installations: 'installation_id', 'tool-instances': 'instance_id' } as Record<string, string>;
+const CREATED_ID: Record<string, string> = {
+  apps: 'app_id', tools: 'tool_id', 'tool-calls': 'call_id', installations: 'installation_id', 'tool-instances': 'instance_id',
+};
 
 /** One developer's app installed in one project for one agent: its ids, tokens and the names its bodies use. */
 interface Tenant {
@@ -51,7 +53,9 @@ let garbageTokens: string[];
 beforeAll(async () => {
   handler = await new WebhookHandler().start();
   mcpServer = await startChangingServer(['alpha', 'beta']);
-  stack = await startTestStack({ RETRY_TIME_SCALE: '0.0002', MCP_WAIT_DEADLINE_S: '1', RECONCILE_INTERVAL_MS: '500', LOG_LEVEL: process.env.FUZZ_LOG_LEVEL ?? 'silent' });
+  stack = await startTestStack({
+    RETRY_TIME_SCALE: '0.0002', MCP_WAIT_DEADLINE_S: '1', RECONCILE_INTERVAL_MS: '500', LOG_LEVEL: process.env.FUZZ_LOG_LEVEL ?? 'silent',
+  });
   const api = stack.api;
   const http = await agentWithTools(api, [
     httpTool({ handler_url: handler.url('/fuzz/instant') }),
@@ -61,11 +65,15 @@ beforeAll(async () => {
   handler.secrets = [http.app.webhook_secret];
   const mcp = await mcpAgent(api, mcpServer.url, ['alpha', 'beta']);
   const toolNames = [['find_customer', 'slow_lookup', 'notify'], ['alpha', 'beta']];
-  const agentToolNames = [toolNames[0].map((name) => `${http.app.name.replace(/-/g, '_')}_${name}`), toolNames[1].map((name) => `${mcp.prefix}${name}`)];
+  const agentToolNames = [
+    toolNames[0].map((name) => `${http.app.name.replace(/-/g, '_')}_${name}`),
+    toolNames[1].map((name) => `${mcp.prefix}${name}`),
+  ];
   const callIds: string[][] = [[], []];
   for (const [i, ctx] of [http, mcp].entries()) {
     for (const tool of agentToolNames[i]) {
-      const call = await api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body: { tool, dialog_id: 'd1', arguments: { customer_id: 'c1' } } });
+      const body = { tool, dialog_id: 'd1', arguments: { customer_id: 'c1' } };
+      const call = await api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body });
       if (call.status < 300) callIds[i].push(call.body.call_id);
     }
   }
@@ -91,7 +99,10 @@ beforeAll(async () => {
       dialog_id: fc.oneof({ weight: 3, arbitrary: fc.constant('d1') }, { weight: 1, arbitrary: hostileString }),
       name: fc.oneof(fc.constantFrom('find_customer', 'fuzz-app', 'q'), fc.stringMatching(/^[a-z][a-z0-9_-]{2,12}$/)),
       arguments: fc.oneof(
-        { weight: 3, arbitrary: fc.record({ customer_id: fc.oneof(fc.constant('c1'), hostileString), with_orders: fc.boolean() }, { requiredKeys: [] }) },
+        {
+          weight: 3,
+          arbitrary: fc.record({ customer_id: fc.oneof(fc.constant('c1'), hostileString), with_orders: fc.boolean() }, { requiredKeys: [] }),
+        },
         { weight: 1, arbitrary: hostileJson },
       ),
       url: fc.constantFrom(handler.url('/fuzz/other'), mcpServer.url, 'http://127.0.0.1:1/'),
@@ -127,7 +138,13 @@ const mcpMessage = (known: KnownFields) =>
       jsonrpc: fc.oneof({ weight: 9, arbitrary: fc.constant('2.0') }, { weight: 1, arbitrary: hostileJson }),
       id: fc.oneof(fc.nat(), hostileString, fc.constant(null), hostileJson),
       method: fc.oneof(
-        { weight: 6, arbitrary: fc.constantFrom('initialize', 'tools/list', 'tools/call', 'tools/call', 'ping', 'notifications/cancelled', 'notifications/initialized', 'resources/list', 'server/discover') },
+        {
+          weight: 6,
+          arbitrary: fc.constantFrom(
+            'initialize', 'tools/list', 'tools/call', 'tools/call', 'ping', 'notifications/cancelled', 'notifications/initialized',
+            'resources/list', 'server/discover',
+          ),
+        },
         { weight: 1, arbitrary: hostileString },
       ),
       params: fc.oneof(
@@ -155,7 +172,10 @@ const mcpMessage = (known: KnownFields) =>
 function mcpBody(known: KnownFields): fc.Arbitrary<RawBody | undefined> {
   return fc.oneof(
     { weight: 5, arbitrary: mcpMessage(known).map((m) => ({ bytes: JSON.stringify(m), contentType: 'application/json' })) },
-    { weight: 1, arbitrary: fc.array(mcpMessage(known), { maxLength: 3 }).map((m) => ({ bytes: JSON.stringify(m), contentType: 'application/json' })) },
+    {
+      weight: 1,
+      arbitrary: fc.array(mcpMessage(known), { maxLength: 3 }).map((m) => ({ bytes: JSON.stringify(m), contentType: 'application/json' })),
+    },
     { weight: 2, arbitrary: bodyFor(undefined, known) },
   );
 }
@@ -185,7 +205,10 @@ function requestOf(route: Route, tenant: number): fc.Arbitrary<FuzzRequest> {
   return fc.record({
     route: fc.constant(route),
     tenant: fc.constant(tenant),
-    role: fc.oneof({ weight: 10, arbitrary: fc.constant(route.role) }, { weight: 2, arbitrary: fc.constantFrom<RouteRole | 'garbage'>('developer', 'project', 'agent', 'operator', 'none', 'garbage') }),
+    role: fc.oneof(
+      { weight: 10, arbitrary: fc.constant(route.role) },
+      { weight: 2, arbitrary: fc.constantFrom<RouteRole | 'garbage'>('developer', 'project', 'agent', 'operator', 'none', 'garbage') },
+    ),
     pick: fc.nat(),
     params: fc.array(param, { minLength: route.pathParams.length, maxLength: route.pathParams.length }),
     extraSegment: fc.oneof({ weight: 12, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: hostileSegment }),
@@ -228,8 +251,10 @@ async function send(request: FuzzRequest, failures: Failure[]): Promise<void> {
   const token = tokenOf(request);
   if (token) headers.authorization = `Bearer ${token}`;
   if (request.body?.contentType) headers['content-type'] = request.body.contentType;
-  if (process.env.FUZZ_DUMP) console.log(`${request.route.method} ${url.replace(/x{20,}/g, (m) => `<x*${m.length}>`)} ${JSON.stringify(request.headers)}`);
-  const summary = `${request.route.method} ${url.slice(0, 300)} as ${request.role} ${JSON.stringify(headers).slice(0, 200)} body ${String(request.body?.bytes ?? '').slice(0, 300)}`;
+  const shortUrl = url.replace(/x{20,}/g, (m) => `<x*${m.length}>`);
+  if (process.env.FUZZ_DUMP) console.log(`${request.route.method} ${shortUrl} ${JSON.stringify(request.headers)}`);
+  const body = String(request.body?.bytes ?? '').slice(0, 300);
+  const summary = `${request.route.method} ${shortUrl.slice(0, 300)} as ${request.role} ${JSON.stringify(headers).slice(0, 200)} body ${body}`;
   let response: Response;
   try {
     response = await fetch(stack.api.baseUrl + url, {
@@ -255,7 +280,9 @@ async function send(request: FuzzRequest, failures: Failure[]): Promise<void> {
     const problem = parseJson(text) as { detail?: unknown; errors?: { path?: unknown }[] } | undefined;
     const isProblem = /^application\/problem\+json/.test(response.headers.get('content-type') ?? '') && typeof problem?.detail === 'string';
     const hasPaths = response.status !== 422 || (Array.isArray(problem?.errors) && problem.errors.every((e) => typeof e.path === 'string'));
-    if (!isProblem || !hasPaths) failures.push({ request: summary, status: `${response.status}, not a problem with paths`, answer: text.slice(0, 500) });
+    if (!isProblem || !hasPaths) {
+      failures.push({ request: summary, status: `${response.status}, not a problem with paths`, answer: text.slice(0, 500) });
+    }
   }
   if (response.ok && request.route.method === 'POST') remember(request, parseJson(text));
 }

@@ -105,7 +105,8 @@ function valueOf(schema: JsonSchema, known: KnownFields, depth: number, name?: s
     options.push(fc.record(model, { requiredKeys: (schema.required ?? []).filter((key) => key in properties) }));
   } else if (schema.type === 'array') options.push(fc.array(valueOf(schema.items ?? {}, known, depth + 1), { maxLength: 3 }));
   else if (schema.type === 'string' && schema.format === 'uri') options.push(known.url ?? fc.constant('http://127.0.0.1:1/'));
-  else if (schema.type === 'string') options.push(schema.example !== undefined ? fc.constant(schema.example) : fc.string({ maxLength: schema.maxLength ?? 30 }));
+  else if (schema.type === 'string' && schema.example !== undefined) options.push(fc.constant(schema.example));
+  else if (schema.type === 'string') options.push(fc.string({ maxLength: schema.maxLength ?? 30 }));
   else if (schema.type === 'boolean') options.push(fc.boolean());
   else if (schema.type === 'number' || schema.type === 'integer') options.push(fc.constantFrom(10, 30, 1, 0, 20));
   else options.push(hostileJson);

@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
-import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ConfigModule, type Env } from '../../../libs/config/src/index.js';
 import { DeliveryModule } from '../../../libs/delivery/src/index.js';
 import { DomainModule } from '../../../libs/domain/src/index.js';
@@ -16,6 +16,7 @@ import { ToolsController } from './admin/tools/tools.controller.js';
 import { AgentsController } from './agents/agents.controller.js';
 import { AuthGuard } from './common/auth.guard.js';
 import { ProblemDetailsFilter } from './common/problem-details.filter.js';
+import { StorableInputPipe } from './common/storable-input.pipe.js';
 import { TokenVerifier } from './common/token-verifier.js';
 import { HealthController } from './health/health.controller.js';
 import { MetricsController, QueueMetrics } from './health/metrics.controller.js';
@@ -37,6 +38,7 @@ export class ApiModule {
         QueueMetrics,
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
+        { provide: APP_PIPE, useClass: StorableInputPipe },
       ],
     };
   }

@@ -1,12 +1,14 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NestExpressApplication, NestExpressBodyParserOptionsFor } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import type { Env } from '../../../libs/config/src/index.js';
 import { ApiModule } from './app.module.js';
 import { mountQueueDashboard } from './admin/queues/queue-dashboard.js';
+import { answerClientErrorsWithProblems } from './common/client-error-problem.js';
+import { refuseInvalidUtf8 } from './common/utf8-body.js';
 
 /** Builds the API application (routes, body limits, errors, /docs); the caller listens. */
 export async function createApiApp(env: Env): Promise<INestApplication> {
@@ -15,7 +17,9 @@ export async function createApiApp(env: Env): Promise<INestApplication> {
     bufferLogs: true,
   });
   app.useLogger(app.get(Logger));
-  app.useBodyParser('json', { limit: '1mb' });
+  // Nest reserves `verify` for its rawBody option (unused here) and hides it from the type; express.json takes it.
+  app.useBodyParser('json', { limit: '1mb', verify: refuseInvalidUtf8 } as NestExpressBodyParserOptionsFor<'json'>);
+  answerClientErrorsWithProblems(app.getHttpServer());
   app.disable('x-powered-by');
   app.set('etag', false);
   mountQueueDashboard(app);

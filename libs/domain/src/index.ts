@@ -63,3 +63,4 @@ export * from './mcp/refresh-app-mcp-tools.use-case.js';
 export * from './mcp/refresh-mcp-snapshot.use-case.js';
 export * from './mcp/mcp-list-changed.js';
 export * from './maintenance/purge-expired-records.use-case.js';
+export * from './storable-json.js';

@@ -1,5 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { type CallToolResult, Server, type ServerContext, type Tool } from '@modelcontextprotocol/server';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { type CallToolResult, ProtocolError, ProtocolErrorCode, Server, type ServerContext, type Tool } from '@modelcontextprotocol/server';
 import { ENV, type Env } from '../../../../libs/config/src/index.js';
 import { TOOLGATE_VERSION } from '../../../../libs/delivery/src/index.js';
 import {
@@ -10,11 +10,12 @@ import type { ToolCall } from '../../../../libs/persistence/src/index.js';
 import { CallEvents } from '../../../../libs/queue/src/index.js';
 import { type McpCallResult, finishedCallResult, refusalResult, textResult } from './agent-mcp-results.js';
 
-/** What one HTTP request to an agent's MCP endpoint knows: the agent, its callable tools, the client's session if any. */
+/** What one HTTP request to the agent's MCP endpoint knows: agent, callable tools, client session, request id. */
 export interface AgentMcpSession {
   agent: AgentRef;
   tools: AgentTool[];
   clientSessionId?: string;
+  requestId: string;
 }
 
 interface CallParams {
@@ -38,6 +39,8 @@ export function mcpRequestKey(agent: AgentRef, clientSessionId: string | undefin
  */
 @Injectable()
 export class AgentMcpServers {
+  private readonly logger = new Logger('AgentMcp');
+
   constructor(
     @Inject(ENV) private readonly env: Env,
     private readonly acceptToolCall: AcceptToolCall,
@@ -49,7 +52,7 @@ export class AgentMcpServers {
 
   build(session: AgentMcpSession): Server {
     const server = new Server({ name: 'toolgate', version: TOOLGATE_VERSION }, { capabilities: { tools: {} } });
-    server.setRequestHandler('tools/list', () => ({
+    server.setRequestHandler('tools/list', () => this.guarded(session, () => ({
       tools: session.tools.map((tool) => {
         const shown = presentAgentTool(tool);
         return {
@@ -59,11 +62,29 @@ export class AgentMcpServers {
           ...(tool.mcp?.annotations ? { annotations: tool.mcp.annotations as Tool['annotations'] } : {}),
         };
       }),
-    }));
-    server.setRequestHandler('tools/call', async (request, ctx) =>
-      (await this.call(session, request.params as CallParams, ctx as ServerContext)) as CallToolResult,
+    })));
+    server.setRequestHandler('tools/call', (request, ctx) =>
+      this.guarded(session, async () =>
+        (await this.call(session, request.params as CallParams, ctx as ServerContext)) as CallToolResult),
     );
     return server;
+  }
+
+  /**
+   * Runs a handler; an unexpected failure is logged with the request id and answered as a generic
+   * internal error with that id: the SDK would otherwise send the error's own text (SQL, file paths).
+   */
+  private async guarded<T>(session: AgentMcpSession, handler: () => T | Promise<T>): Promise<T> {
+    try {
+      return await handler();
+    } catch (error) {
+      if (error instanceof ProtocolError) throw error;
+      const requestId = session.requestId;
+      const logged = error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ''}` : String(error);
+      this.logger.error({ request_id: requestId, error: logged }, 'unhandled MCP error');
+      const message = `Internal error. Quote request id ${requestId} when reporting it.`;
+      throw new ProtocolError(ProtocolErrorCode.InternalError, message, { request_id: requestId });
+    }
   }
 
   /** A `wait` call blocks until it ends: it takes one of the agent's wait slots (or is refused) before anything is sent. */

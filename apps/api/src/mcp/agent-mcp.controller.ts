@@ -4,13 +4,13 @@ import { createMcpHandler, localhostAllowedHostnames, validateHostHeader, valida
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { Request, Response } from 'express';
 import { ENV, type Env } from '../../../../libs/config/src/index.js';
-import { ListAgentTools } from '../../../../libs/domain/src/index.js';
+import { type FieldProblem, ListAgentTools, unstorableJsonProblems } from '../../../../libs/domain/src/index.js';
 import { CallEvents } from '../../../../libs/queue/src/index.js';
 import { AgentAuth, type AgentIdentity, Auth } from '../common/auth.guard.js';
 import { problem } from '../common/problem-details.filter.js';
 import { type AgentMcpSession, AgentMcpServers, mcpRequestKey } from './agent-mcp-servers.js';
 
-type McpRequest = Request & { auth?: { token: string; clientId: string; scopes: string[]; extra: { session: AgentMcpSession } } };
+type McpRequest = Request & { id?: unknown; auth?: { token: string; clientId: string; scopes: string[]; extra: { session: AgentMcpSession } } };
 
 function isCancellation(body: unknown): body is { params: { requestId: string | number } } {
   const message = body as { method?: unknown; id?: unknown; params?: { requestId?: unknown } } | undefined;
@@ -22,6 +22,14 @@ function isCancellation(body: unknown): body is { params: { requestId: string | 
 function clientSessionOf(req: Request): string | undefined {
   const value = req.headers['mcp-session-id'];
   return typeof value === 'string' && value.length > 0 && value.length <= 200 ? value : undefined;
+}
+
+/** A JSON-RPC "invalid params" answer naming each field that cannot be taken (NUL, too deep, ...). */
+function invalidParamsAnswer(body: unknown, problems: FieldProblem[]) {
+  const id = (body as { id?: unknown } | null)?.id;
+  const hasId = typeof id === 'string' || typeof id === 'number';
+  const message = `Invalid params: ${problems.map((p) => `${p.path || '(the message)'} ${p.message}`).join('; ')}.`;
+  return { status: hasId ? 200 : 400, body: { jsonrpc: '2.0', id: hasId ? id : null, error: { code: -32602, message } } };
 }
 
 /**
@@ -57,6 +65,12 @@ export class AgentMcpController {
       res.status(403).type('application/problem+json').send(JSON.stringify(problem(403, 'forbidden', `${detail}: add it to MCP_ALLOWED_ORIGINS.`)));
       return;
     }
+    const problems = unstorableJsonProblems(req.body);
+    if (problems.length > 0) {
+      const answer = invalidParamsAnswer(req.body, problems);
+      res.status(answer.status).json(answer.body);
+      return;
+    }
     // A 2025-protocol client cancels with a separate POST, maybe to another replica: pass it on to all.
     const clientSessionId = clientSessionOf(req);
     if (isCancellation(req.body)) {
@@ -65,7 +79,8 @@ export class AgentMcpController {
       return;
     }
     const tools = await this.listAgentTools.execute(agent);
-    req.auth = { token: '', clientId: agent.agentId, scopes: [], extra: { session: { agent, tools, clientSessionId } } };
+    const session: AgentMcpSession = { agent, tools, clientSessionId, requestId: String(req.id) };
+    req.auth = { token: '', clientId: agent.agentId, scopes: [], extra: { session } };
     await this.handler(req, res, req.body);
   }
 }

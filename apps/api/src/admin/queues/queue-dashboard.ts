@@ -38,6 +38,8 @@ export function mountQueueDashboard(app: INestApplication): void {
   const operatorOnly = async (req: Request, res: Response, next: NextFunction) => {
     const fromQuery = typeof req.query.token === 'string' ? req.query.token : undefined;
     const token = fromQuery ?? cookieToken(req.headers.cookie);
+    // A bearer header wins; then only it was verified, and the query token must not become the cookie.
+    const fromQueryVerified = !req.headers.authorization && fromQuery !== undefined;
     const authorization = req.headers.authorization ?? (token ? `Bearer ${token}` : undefined);
     try {
       const claims = await verifier.verify(authorization);
@@ -48,7 +50,7 @@ export function mountQueueDashboard(app: INestApplication): void {
       }
       return next(error);
     }
-    if (fromQuery) {
+    if (fromQueryVerified) {
       const secure = env.PUBLIC_BASE_URL.startsWith('https:') ? '; Secure' : '';
       res.setHeader('Set-Cookie', `${COOKIE}=${fromQuery}; HttpOnly; SameSite=Strict; Path=/admin; Max-Age=43200${secure}`);
       return res.redirect(303, DASHBOARD_PATH);

@@ -1,0 +1,30 @@
+import type { Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { ErrorCode } from '../../../../libs/domain/src/index.js';
+import { problem } from './problem-details.filter.js';
+
+const REFUSALS: Record<string, [status: number, code: string, reason: string, detail: string]> = {
+  HPE_HEADER_OVERFLOW: [
+    431, 'headers_too_large', 'Request Header Fields Too Large',
+    'The URL and headers are larger than 16 KiB: send a shorter URL or fewer headers.',
+  ],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'request_timeout', 'Request Timeout', 'The request did not arrive in time: send it again.'],
+  default: [400, ErrorCode.BadRequest, 'Bad Request', 'The request is not valid HTTP/1.1.'],
+};
+
+/**
+ * Requests Node's HTTP parser refuses before the app sees them (headers over 16 KiB, broken
+ * HTTP) get a problem+json too, with the statuses Node itself would send (431, 408, 400).
+ */
+export function answerClientErrorsWithProblems(server: Server): void {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const [status, code, reason, detail] = REFUSALS[error.code ?? ''] ?? REFUSALS.default;
+    const body = JSON.stringify({ ...problem(status, code, detail), title: reason });
+    const head = `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}`;
+    socket.end(`${head}\r\nConnection: close\r\n\r\n${body}`);
+  });
+}

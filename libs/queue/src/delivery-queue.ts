@@ -37,6 +37,13 @@ export class DeliveryQueue implements OnModuleDestroy {
     await withinMs(added, 2 * REQUEST_COMMAND_TIMEOUT_MS, `queueing call ${job.callId}`);
   }
 
+  /** Queues attempts due now in one round trip (the reconciler's pages); ids already queued are left as they are. */
+  async enqueueNow(jobs: DeliverToolCallJob[]): Promise<void> {
+    if (jobs.length === 0) return;
+    const added = this.queue.addBulk(jobs.map((job) => ({ name: DELIVER_TOOL_CALL_JOB, data: job, opts: { jobId: deliveryJobId(job) } })));
+    await withinMs(added, 5 * REQUEST_COMMAND_TIMEOUT_MS, `queueing ${jobs.length} calls`);
+  }
+
   /** Drops a pending attempt (after a cancel); a job already running is left to find the call cancelled. */
   async remove(job: Pick<DeliverToolCallJob, 'callId' | 'round' | 'n'>): Promise<void> {
     await withinMs(this.queue.remove(deliveryJobId(job)), 2 * REQUEST_COMMAND_TIMEOUT_MS, 'removing a job').catch(() => undefined);

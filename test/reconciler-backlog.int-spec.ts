@@ -15,7 +15,8 @@ let handler: WebhookHandler;
 beforeAll(async () => {
   redis = await startLocalRedis();
   handler = await new WebhookHandler().start();
-  stack = await startTestStack({ REDIS_URL: redis.url, RECONCILE_INTERVAL_MS: String(RECONCILE_INTERVAL_MS) }, { worker: false });
+  const env = { REDIS_URL: redis.url, RECONCILE_INTERVAL_MS: String(RECONCILE_INTERVAL_MS) };
+  stack = await startTestStack(env, { worker: false });
 }, 60_000);
 afterAll(async () => {
   await handler?.stop(); // first: the hanging attempts end, so the worker stops at once
@@ -25,15 +26,14 @@ afterAll(async () => {
 
 describe('the reconciler', () => {
   it('finds one lost call of an app behind 600 overdue calls of a hanging app within two runs', async () => {
-    const hanging = await agentWithTools(stack.api, [
-      httpTool({ execution_mode: 'background', retry_window: '5m', attempt_timeout_s: 30, handler_url: handler.url('/backlog/hanging') }),
-    ]);
-    const other = await agentWithTools(stack.api, [httpTool({ execution_mode: 'background', retry_window: '5m', handler_url: handler.url('/backlog/other') })]);
+    const tool = (path: string) => httpTool({ execution_mode: 'background', retry_window: '5m', attempt_timeout_s: 30, handler_url: handler.url(path) });
+    const hanging = await agentWithTools(stack.api, [tool('/backlog/hanging')]);
+    const other = await agentWithTools(stack.api, [tool('/backlog/other')]);
     handler.secrets = [hanging.app.webhook_secret, other.app.webhook_secret];
     handler.on('/backlog/hanging', () => ({ status: 200, hang: true }));
     const call = async (ctx: typeof hanging) => {
-      const tool = `${ctx.app.name.replace(/-/g, '_')}_find_customer`;
-      const response = await stack.api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body: { tool, dialog_id: 'd', arguments: { customer_id: 'c' } } });
+      const body = { tool: `${ctx.app.name.replace(/-/g, '_')}_find_customer`, dialog_id: 'd', arguments: { customer_id: 'c' } };
+      const response = await stack.api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body });
       expect(response.status, response.text).toBe(202);
       return response.body.call_id as string;
     };
@@ -41,12 +41,12 @@ describe('the reconciler', () => {
     // 600 overdue calls of the hanging app, copies of a real one, all older than the other app's call.
     const template = await call(hanging);
     await stack.api.sql(
-      `INSERT INTO tool_calls (id, event_id, app_id, installation_id, project_id, agent_id, tool_instance_id, tool_kind, tool_name,
-         agent_tool_name, dialog_id, execution_mode, retry_window, attempt_timeout_s, handler_url, arguments, status, round,
-         next_attempt_n, next_attempt_at, accepted_at, updated_at)
-       SELECT id || '_' || lpad(n::text, 4, '0'), gen_random_uuid()::text, app_id, installation_id, project_id, agent_id, tool_instance_id,
-         tool_kind, tool_name, agent_tool_name, dialog_id, execution_mode, retry_window, attempt_timeout_s, handler_url, arguments,
-         'queued', 1, 1, now() - interval '1 hour', accepted_at, now()
+      `INSERT INTO tool_calls (id, event_id, app_id, installation_id, project_id, agent_id, tool_instance_id,
+         tool_kind, tool_name, agent_tool_name, dialog_id, execution_mode, retry_window, attempt_timeout_s,
+         handler_url, arguments, status, round, next_attempt_n, next_attempt_at, accepted_at, updated_at)
+       SELECT id || '_' || lpad(n::text, 4, '0'), gen_random_uuid()::text, app_id, installation_id, project_id,
+         agent_id, tool_instance_id, tool_kind, tool_name, agent_tool_name, dialog_id, execution_mode, retry_window,
+         attempt_timeout_s, handler_url, arguments, 'queued', 1, 1, now() - interval '1 hour', accepted_at, now()
        FROM tool_calls, generate_series(1, 600) AS n WHERE id = $1`,
       [template],
     );
@@ -56,7 +56,8 @@ describe('the reconciler', () => {
     await client.flushall();
     client.disconnect();
     await stack.api.sql("UPDATE tool_calls SET next_attempt_at = now() - interval '10 seconds' WHERE id = $1", [lost]);
-    const [{ overdue }] = await stack.api.sql("SELECT count(*)::int AS overdue FROM tool_calls WHERE status = 'queued' AND next_attempt_at < now()");
+    const overdueSql = "SELECT count(*)::int AS overdue FROM tool_calls WHERE status = 'queued' AND next_attempt_at < now()";
+    const [{ overdue }] = await stack.api.sql(overdueSql);
     expect(overdue).toBe(602);
 
     // The worker's first reconciler run starts with it; the second follows one interval later.

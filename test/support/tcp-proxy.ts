@@ -4,7 +4,10 @@ export type ProxyMode = 'up' | 'down' | 'silent';
 
 export interface TcpProxy {
   port: number;
-  /** up: forwards; down: refuses connections and drops open ones (a stopped server); silent: open and new connections stay open and never answer. */
+  /**
+   * up: forwards; down: refuses connections and drops open ones (a stopped server); silent: open
+   * and new connections stay open and never answer.
+   */
   set(mode: ProxyMode): Promise<void>;
   close(): Promise<void>;
 }

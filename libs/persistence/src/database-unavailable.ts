@@ -2,12 +2,19 @@
 const PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2037']);
 /** The driver adapter's kinds for the same. */
 const ADAPTER_KINDS = new Set(['DatabaseNotReachable', 'SocketTimeout', 'ConnectionClosed', 'TooManyConnections']);
-/** Postgres SQLSTATEs: shutting down or starting up (57P0x), a statement timeout (57014), too many connections, classes 08 (connection). */
+/** SQLSTATEs: shutting down or starting (57P0x), statement timeout (57014), too many connections, class 08 (connection). */
 const SQLSTATE = /^(57P0[1-3]|57014|53300|08...)$/;
 /** What the `pg` driver says when it gives up waiting for a connection or an answer. */
 const DRIVER_MESSAGE = /timeout exceeded when trying to connect|Connection terminated|Query read timeout/;
 
-type ErrorLike = { name?: unknown; code?: unknown; kind?: unknown; message?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
+type ErrorLike = {
+  name?: unknown;
+  code?: unknown;
+  kind?: unknown;
+  message?: unknown;
+  cause?: unknown;
+  meta?: { driverAdapterError?: unknown };
+};
 
 /**
  * True when Postgres could not be reached or did not answer in time (down, restarting, silent,

@@ -126,7 +126,8 @@ export class CallEvents implements OnModuleDestroy {
   /** Publishing is best effort and fails fast; the subscriber keeps its SUBSCRIBE until Redis is back. */
   private connect(kind: 'publisher' | 'subscriber'): Redis {
     if (!this.env.REDIS_URL) throw new Error('REDIS_URL is not set');
-    const redis = kind === 'publisher' ? createRequestConnection(this.env.REDIS_URL) : createRedisConnection(this.env.REDIS_URL);
+    const url = this.env.REDIS_URL;
+    const redis = kind === 'publisher' ? createRequestConnection(url) : createRedisConnection(url);
     redis.on('error', () => undefined);
     return redis;
   }

@@ -33,20 +33,24 @@ export class DeliveryQueue implements OnModuleDestroy {
 
   /** Fails at once while Redis is away, within 2 s when it does not answer: never waits for its return. */
   async enqueue(job: DeliverToolCallJob, delayMs: number): Promise<void> {
-    const added = this.queue.add(DELIVER_TOOL_CALL_JOB, job, { jobId: deliveryJobId(job), delay: Math.max(0, Math.round(delayMs)) });
+    const delay = Math.max(0, Math.round(delayMs));
+    const added = this.queue.add(DELIVER_TOOL_CALL_JOB, job, { jobId: deliveryJobId(job), delay });
     await withinMs(added, 2 * REQUEST_COMMAND_TIMEOUT_MS, `queueing call ${job.callId}`);
   }
 
   /** Queues attempts due now in one round trip (the reconciler's pages); ids already queued are left as they are. */
   async enqueueNow(jobs: DeliverToolCallJob[]): Promise<void> {
     if (jobs.length === 0) return;
-    const added = this.queue.addBulk(jobs.map((job) => ({ name: DELIVER_TOOL_CALL_JOB, data: job, opts: { jobId: deliveryJobId(job) } })));
+    const added = this.queue.addBulk(
+      jobs.map((job) => ({ name: DELIVER_TOOL_CALL_JOB, data: job, opts: { jobId: deliveryJobId(job) } })),
+    );
     await withinMs(added, 5 * REQUEST_COMMAND_TIMEOUT_MS, `queueing ${jobs.length} calls`);
   }
 
   /** Drops a pending attempt (after a cancel); a job already running is left to find the call cancelled. */
   async remove(job: Pick<DeliverToolCallJob, 'callId' | 'round' | 'n'>): Promise<void> {
-    await withinMs(this.queue.remove(deliveryJobId(job)), 2 * REQUEST_COMMAND_TIMEOUT_MS, 'removing a job').catch(() => undefined);
+    const removed = this.queue.remove(deliveryJobId(job));
+    await withinMs(removed, 2 * REQUEST_COMMAND_TIMEOUT_MS, 'removing a job').catch(() => undefined);
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -3,7 +3,7 @@ import { Redis, type RedisOptions } from 'ioredis';
 /** How long a request path waits for one Redis command (a healthy Redis answers in a millisecond). */
 export const REQUEST_COMMAND_TIMEOUT_MS = 1000;
 
-/** A Redis connection for BullMQ workers: commands wait for a reconnect instead of failing (BullMQ's production guide). */
+/** A connection for BullMQ workers: commands wait for a reconnect instead of failing (BullMQ's production guide). */
 export function createRedisConnection(url: string, options: RedisOptions = {}): Redis {
   return new Redis(url, { maxRetriesPerRequest: null, ...options });
 }
@@ -14,7 +14,11 @@ export function createRedisConnection(url: string, options: RedisOptions = {}): 
  * REQUEST_COMMAND_TIMEOUT_MS; callers fall back (the reconciler queues a stored call later).
  */
 export function createRequestConnection(url: string): Redis {
-  return new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: REQUEST_COMMAND_TIMEOUT_MS });
+  return new Redis(url, {
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    commandTimeout: REQUEST_COMMAND_TIMEOUT_MS,
+  });
 }
 
 /** A connection for health checks: fails fast instead of queueing while Redis is away. */

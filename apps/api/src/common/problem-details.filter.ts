@@ -43,7 +43,8 @@ const RETRY_AFTER_S = 5;
 /** A dependency that is down or silent (Postgres here) is a 503 the client may retry, not an internal error. */
 function dependencyProblem(error: unknown): ProblemDetails | undefined {
   if (!isDatabaseUnavailable(error)) return undefined;
-  return problem(503, ErrorCode.Unavailable, `The database (Postgres) is not reachable right now: retry in ${RETRY_AFTER_S} s.`);
+  const detail = `The database (Postgres) is not reachable right now: retry in ${RETRY_AFTER_S} s.`;
+  return problem(503, ErrorCode.Unavailable, detail);
 }
 
 /** The raw error behind an HttpException Nest made from a body-parser or URL error. */

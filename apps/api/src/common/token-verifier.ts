@@ -77,7 +77,8 @@ export class TokenVerifier {
       }));
     } catch (error) {
       if (error instanceof KeySetUnavailableError) {
-        throw new DomainError(ErrorCode.Unavailable, 'Tokens cannot be checked right now: the key set at AUTH_JWKS_URL is not reachable. Retry in a few seconds.');
+        const detail = 'Tokens cannot be checked right now: the key set at AUTH_JWKS_URL is not reachable. Retry in a few seconds.';
+        throw new DomainError(ErrorCode.Unavailable, detail);
       }
       if (error instanceof joseErrors.JWTExpired) throw unauthenticated('The token has expired: get a new one.');
       if (error instanceof joseErrors.JWTClaimValidationFailed) {

@@ -25,8 +25,8 @@ export class ReconcileToolCalls {
     private readonly metrics: Metrics,
   ) {}
 
-  async execute(after: string | null = null, options: { graceMs?: number; pageSize?: number } = {}): Promise<ReconcilePage> {
-    const { graceMs = 2000, pageSize = 500 } = options;
+  /** One page of overdue calls after `after` (null: from the start). */
+  async execute(after: string | null = null, { graceMs = 2000, pageSize = 500 } = {}): Promise<ReconcilePage> {
     const now = new Date();
     const page = await this.calls.findOverdue(now, graceMs, pageSize, after);
     let failed = 0;
@@ -43,7 +43,8 @@ export class ReconcileToolCalls {
         continue;
       }
       if (call.nextAttemptN === null) continue;
-      jobs.push({ callId: call.id, appId: call.appId, timeoutS: call.attemptTimeoutS, round: call.round, n: call.nextAttemptN });
+      const { id: callId, appId, attemptTimeoutS: timeoutS, round, nextAttemptN: n } = call;
+      jobs.push({ callId, appId, timeoutS, round, n });
     }
     await this.queue.enqueueNow(jobs);
     this.metrics.reconcilerRequeued.inc(jobs.length);

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { ENV, type Env } from '../../config/src/index.js';
-import { REQUEST_COMMAND_TIMEOUT_MS, createRedisConnection, createRequestConnection, withinMs } from './redis.js';
+import { REQUEST_COMMAND_TIMEOUT_MS, createRedisConnection, createRequestConnection, whenConnected, withinMs } from './redis.js';
 
 export interface CallProgress {
   /** The attempt that just failed, and how many the schedule has. */
@@ -74,6 +74,7 @@ export class CallEvents implements OnModuleDestroy {
 
   private async publish(kind: keyof CallEvents['channels'], id: string, payload: string): Promise<void> {
     this.publisher ??= this.connect('publisher');
+    await whenConnected(this.publisher); // a fresh connection is still connecting: its first message must not fail
     await this.publisher.publish(this.channels[kind], JSON.stringify([id, payload]));
   }
 

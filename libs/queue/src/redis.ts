@@ -26,6 +26,29 @@ export function createProbeConnection(url: string): Redis {
   return new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000, lazyConnect: false });
 }
 
+/**
+ * Resolves when a fail-fast connection can take commands: at once when it is ready, after its
+ * connect when it is connecting for the first time; rejects at once while Redis is away.
+ */
+export function whenConnected(redis: Redis, ms = REQUEST_COMMAND_TIMEOUT_MS): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  if (!['wait', 'connecting', 'connect'].includes(redis.status)) return Promise.reject(new Error(`Redis is away (${redis.status})`));
+  return new Promise<void>((resolve, reject) => {
+    const done = (error?: Error) => {
+      clearTimeout(timer);
+      redis.off('ready', onReady);
+      redis.off('close', onClose);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onReady = () => done();
+    const onClose = () => done(new Error('Redis is away (connection closed)'));
+    const timer = setTimeout(() => done(new Error(`Redis did not connect within ${ms} ms`)), ms);
+    redis.once('ready', onReady);
+    redis.once('close', onClose);
+  });
+}
+
 /** Rejects when `promise` has not settled within `ms`: for waits a connection's own timeout does not cover. */
 export function withinMs<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

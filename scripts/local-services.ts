@@ -141,11 +141,16 @@ export function findRedisServerBinary(): string | undefined {
   return dirs.map((dir) => join(dir, 'redis-server')).find((path) => existsSync(path));
 }
 
+export interface LocalRedis extends LocalService {
+  /** Starts it again after stop(), on the same port (its clients reconnect). */
+  restart(): Promise<void>;
+}
+
 /**
  * Starts a local redis-server with `hz 100` (BullMQ's delayed jobs wake on Redis's timer: exact
  * schedules need it). With `dir`, data is kept there (append-only file) between runs.
  */
-export async function startLocalRedis(dir?: string): Promise<LocalService> {
+export async function startLocalRedis(dir?: string): Promise<LocalRedis> {
   const args = ['--hz', '100', '--save', ''];
   if (dir) {
     mkdirSync(dir, { recursive: true });
@@ -167,6 +172,9 @@ export async function startLocalRedis(dir?: string): Promise<LocalService> {
     url: `redis://${await server.getHost()}:${await server.getPort()}`,
     stop: async () => {
       await server.stop();
+    },
+    restart: async () => {
+      await server.start();
     },
   };
 }

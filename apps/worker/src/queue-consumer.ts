@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { type Job, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { ENV, type Env } from '../../../libs/config/src/index.js';
 import { JOB_NAMES, TOOL_CALL_DELIVERY_QUEUE, createRedisConnection, jobNamesWithoutProcessor } from '../../../libs/queue/src/index.js';
 import { JOB_PROCESSORS, type JobProcessor } from './job-processor.js';
@@ -11,6 +12,7 @@ export class MissingProcessorError extends Error {}
 export class QueueConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Worker');
   private worker?: Worker;
+  private connection?: Redis;
   private readonly byName: Map<string, JobProcessor>;
 
   constructor(
@@ -27,6 +29,8 @@ export class QueueConsumer implements OnApplicationBootstrap, OnApplicationShutd
   async onApplicationBootstrap(): Promise<void> {
     if (!this.env.REDIS_URL) throw new Error('REDIS_URL is not set: npm start sets it for the local Redis');
     const connection = createRedisConnection(this.env.REDIS_URL);
+    this.connection = connection;
+    connection.on('error', () => undefined); // the worker waits for Redis to return; the Worker reports errors
     await connection.ping();
     this.worker = new Worker(TOOL_CALL_DELIVERY_QUEUE, (job, token) => this.dispatch(job, token), {
       connection,
@@ -53,5 +57,6 @@ export class QueueConsumer implements OnApplicationBootstrap, OnApplicationShutd
 
   async onApplicationShutdown(): Promise<void> {
     await this.worker?.close();
+    this.connection?.disconnect(); // passed in, so the Worker leaves it open
   }
 }

@@ -185,16 +185,21 @@ export class ToolCallsRepository {
     return this.getById(callId);
   }
 
-  /** Active calls whose attempt is overdue, or whose attempt outlived its deadline (a crash). */
-  async findOverdue(now: Date, graceMs: number, limit: number): Promise<ToolCall[]> {
+  /**
+   * Active calls whose attempt is overdue (Redis lost the job), or whose attempt outlived its
+   * deadline (a crash): `limit` of them in id order after `after`, so that a caller can page through
+   * every one of them, however many a single app has.
+   */
+  async findOverdue(now: Date, graceMs: number, limit: number, after: string | null = null): Promise<ToolCall[]> {
     return this.prisma.toolCall.findMany({
       where: {
+        ...(after ? { id: { gt: after } } : {}),
         OR: [
           { status: 'queued', nextAttemptAt: { lt: new Date(now.getTime() - graceMs) } },
           { status: 'in_progress', attemptDeadline: { lt: now } },
         ],
       },
-      orderBy: { nextAttemptAt: 'asc' },
+      orderBy: { id: 'asc' },
       take: limit,
     });
   }

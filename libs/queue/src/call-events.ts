@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { ENV, type Env } from '../../config/src/index.js';
-import { createRedisConnection } from './redis.js';
+import { REQUEST_COMMAND_TIMEOUT_MS, createRedisConnection, createRequestConnection, whenConnected, withinMs } from './redis.js';
 
 export interface CallProgress {
   /** The attempt that just failed, and how many the schedule has. */
@@ -27,6 +27,7 @@ export class CallEvents implements OnModuleDestroy {
   private readonly channels: Record<'finished' | 'progress' | 'cancel', string>;
   private publisher?: Redis;
   private subscriber?: Promise<Redis>;
+  private subscriberConnection?: Redis;
   private readonly listeners = new Map<string, Set<Listener>>();
 
   constructor(@Inject(ENV) private readonly env: Env) {
@@ -72,16 +73,15 @@ export class CallEvents implements OnModuleDestroy {
   }
 
   private async publish(kind: keyof CallEvents['channels'], id: string, payload: string): Promise<void> {
-    this.publisher ??= this.connect();
+    this.publisher ??= this.connect('publisher');
+    await whenConnected(this.publisher); // a fresh connection is still connecting: its first message must not fail
     await this.publisher.publish(this.channels[kind], JSON.stringify([id, payload]));
   }
 
+  /** Registers at once, then waits (bounded) for the subscription so that no message is missed. */
   private async listen(kind: keyof CallEvents['channels'], id: string, listener: Listener): Promise<() => void> {
-    const { subscribed, stop } = this.watch(kind, id, listener);
-    if (!(await subscribed)) {
-      stop();
-      throw new Error('could not subscribe to call events');
-    }
+    const { stop } = this.watch(kind, id, listener);
+    await this.untilSubscribed();
     return stop;
   }
 
@@ -99,7 +99,8 @@ export class CallEvents implements OnModuleDestroy {
 
   private ensureSubscribed(): Promise<Redis> {
     this.subscriber ??= (async () => {
-      const redis = this.connect();
+      const redis = this.connect('subscriber');
+      this.subscriberConnection = redis;
       const kinds = Object.fromEntries(Object.entries(this.channels).map(([kind, channel]) => [channel, kind]));
       redis.on('message', (channel: string, message: string) => {
         const [id, payload] = JSON.parse(message) as [string, string];
@@ -111,9 +112,30 @@ export class CallEvents implements OnModuleDestroy {
     return this.subscriber;
   }
 
-  private connect(): Redis {
+  /**
+   * Waits for the subscription so that no message is missed, but not for Redis to come back: while
+   * the subscriber has no connection nobody can publish either, and SUBSCRIBE goes out on reconnect.
+   */
+  private async untilSubscribed(): Promise<void> {
+    const subscribed = this.ensureSubscribed();
+    const redis = this.subscriberConnection;
+    if (!redis || ['reconnecting', 'close', 'end'].includes(redis.status)) return;
+    let onClose = () => undefined as void;
+    const closed = new Promise<void>((resolve) => redis.once('close', (onClose = resolve)));
+    try {
+      await withinMs(Promise.race([subscribed, closed]), REQUEST_COMMAND_TIMEOUT_MS, 'subscribing to call events');
+    } catch {
+      // Callers re-read Postgres: a missed message only delays them.
+    } finally {
+      redis.off('close', onClose);
+    }
+  }
+
+  /** Publishing is best effort and fails fast; the subscriber keeps its SUBSCRIBE until Redis is back. */
+  private connect(kind: 'publisher' | 'subscriber'): Redis {
     if (!this.env.REDIS_URL) throw new Error('REDIS_URL is not set');
-    const redis = createRedisConnection(this.env.REDIS_URL);
+    const url = this.env.REDIS_URL;
+    const redis = kind === 'publisher' ? createRequestConnection(url) : createRedisConnection(url);
     redis.on('error', () => undefined);
     return redis;
   }

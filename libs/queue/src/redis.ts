@@ -1,11 +1,60 @@
 import { Redis, type RedisOptions } from 'ioredis';
 
-/** A Redis connection for BullMQ: commands wait for a reconnect instead of failing (BullMQ's production guide). */
+/** How long a request path waits for one Redis command (a healthy Redis answers in a millisecond). */
+export const REQUEST_COMMAND_TIMEOUT_MS = 1000;
+
+/** A connection for BullMQ workers: commands wait for a reconnect instead of failing (BullMQ's production guide). */
 export function createRedisConnection(url: string, options: RedisOptions = {}): Redis {
   return new Redis(url, { maxRetriesPerRequest: null, ...options });
+}
+
+/**
+ * A connection for request paths (BullMQ's "failing fast when Redis is down"): while Redis is
+ * away a command fails at once instead of queueing, and one that gets no answer fails after
+ * REQUEST_COMMAND_TIMEOUT_MS; callers fall back (the reconciler queues a stored call later).
+ */
+export function createRequestConnection(url: string): Redis {
+  return new Redis(url, {
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    commandTimeout: REQUEST_COMMAND_TIMEOUT_MS,
+  });
 }
 
 /** A connection for health checks: fails fast instead of queueing while Redis is away. */
 export function createProbeConnection(url: string): Redis {
   return new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000, lazyConnect: false });
+}
+
+/**
+ * Resolves when a fail-fast connection can take commands: at once when it is ready, after its
+ * connect when it is connecting for the first time; rejects at once while Redis is away.
+ */
+export function whenConnected(redis: Redis, ms = REQUEST_COMMAND_TIMEOUT_MS): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  if (!['wait', 'connecting', 'connect'].includes(redis.status)) return Promise.reject(new Error(`Redis is away (${redis.status})`));
+  return new Promise<void>((resolve, reject) => {
+    const done = (error?: Error) => {
+      clearTimeout(timer);
+      redis.off('ready', onReady);
+      redis.off('close', onClose);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onReady = () => done();
+    const onClose = () => done(new Error('Redis is away (connection closed)'));
+    const timer = setTimeout(() => done(new Error(`Redis did not connect within ${ms} ms`)), ms);
+    redis.once('ready', onReady);
+    redis.once('close', onClose);
+  });
+}
+
+/** Rejects when `promise` has not settled within `ms`: for waits a connection's own timeout does not cover. */
+export function withinMs<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer from Redis within ${ms} ms`)), ms);
+    timer.unref();
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

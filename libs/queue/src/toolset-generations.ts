@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { ENV, type Env } from '../../config/src/index.js';
-import { createRedisConnection } from './redis.js';
+import { createRequestConnection, whenConnected } from './redis.js';
 
 /**
  * A counter per agent, bumped (after the database commit) whenever something its tool list
@@ -15,17 +15,20 @@ export class ToolsetGenerations implements OnModuleDestroy {
 
   constructor(@Inject(ENV) env: Env) {
     if (!env.REDIS_URL) throw new Error('REDIS_URL is not set');
-    this.redis = createRedisConnection(env.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+    // Fails fast: without Redis the toolset is read from the database.
+    this.redis = createRequestConnection(env.REDIS_URL);
     this.redis.on('error', () => undefined);
     this.prefix = `${env.QUEUE_PREFIX}:toolset-gen:`;
   }
 
   async current(agentKey: string): Promise<string> {
+    await whenConnected(this.redis);
     return (await this.redis.get(this.prefix + agentKey)) ?? '0';
   }
 
   async bump(agentKeys: string[]): Promise<void> {
     if (agentKeys.length === 0) return;
+    await whenConnected(this.redis);
     const pipeline = this.redis.pipeline();
     // The counters outlive any cache entry (those expire within minutes); a day bounds Redis use.
     for (const key of agentKeys) pipeline.incr(this.prefix + key).expire(this.prefix + key, 86_400);

@@ -2,6 +2,7 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger 
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
 import { DomainError, ErrorCode, type FieldProblem } from '../../../../libs/domain/src/index.js';
+import { isDatabaseUnavailable } from '../../../../libs/persistence/src/index.js';
 
 const STATUS_BY_CODE: Record<ErrorCode, number> = {
   [ErrorCode.BadRequest]: 400,
@@ -36,6 +37,16 @@ export function problem(status: number, code: string, detail: string, errors?: F
   return { type: `urn:toolgate:problem:${code}`, title: TITLES[status] ?? 'Error', status, detail, ...(errors ? { errors } : {}) };
 }
 
+/** Seconds a client is asked to wait before it retries a request refused because a dependency is down. */
+const RETRY_AFTER_S = 5;
+
+/** A dependency that is down or silent (Postgres here) is a 503 the client may retry, not an internal error. */
+function dependencyProblem(error: unknown): ProblemDetails | undefined {
+  if (!isDatabaseUnavailable(error)) return undefined;
+  const detail = `The database (Postgres) is not reachable right now: retry in ${RETRY_AFTER_S} s.`;
+  return problem(503, ErrorCode.Unavailable, detail);
+}
+
 /** The raw error behind an HttpException Nest made from a body-parser or URL error. */
 function bodyParserType(error: HttpException): string | undefined {
   const cause = error.cause as { type?: unknown } | undefined;
@@ -59,9 +70,9 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       response.end();
       return;
     }
-    if (error instanceof DomainError && error.retryAfterS !== undefined) {
-      response.setHeader('Retry-After', String(error.retryAfterS));
-    }
+    const retryAfterS = error instanceof DomainError && error.retryAfterS !== undefined ? error.retryAfterS : undefined;
+    if (retryAfterS !== undefined) response.setHeader('Retry-After', String(retryAfterS));
+    else if (body.status === 503) response.setHeader('Retry-After', String(RETRY_AFTER_S));
     response.status(body.status).type('application/problem+json').send(JSON.stringify(body));
   }
 
@@ -77,6 +88,11 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       if (error.cause instanceof URIError) return problem(400, ErrorCode.BadRequest, 'The URL is not correctly percent-encoded.');
       if (status === 404) return problem(404, ErrorCode.NotFound, 'No such route: see /docs for the API.');
       if (status < 500) return problem(status, status === 405 ? 'method_not_allowed' : ErrorCode.BadRequest, error.message);
+    }
+    const unavailable = dependencyProblem(error);
+    if (unavailable) {
+      this.logger.warn({ request_id: requestId }, unavailable.detail);
+      return unavailable;
     }
     this.logger.error({ request_id: requestId, error: describe(error) }, 'unhandled error');
     return { ...problem(500, 'internal_error', `Internal error. Quote request id ${requestId} when reporting it.`), request_id: requestId };

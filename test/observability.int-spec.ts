@@ -52,6 +52,7 @@ describe('metrics', () => {
     expect(sample(worker, 'toolgate_tool_call_attempts_total', { outcome: 'success' })).toBe(1);
     expect(sample(worker, 'toolgate_tool_calls_finished_total', { mode: 'wait', status: 'succeeded' })).toBe(1);
     expect(worker).toMatch(/^toolgate_reconciler_requeued_total \d+$/m);
+    expect(worker).toMatch(/^toolgate_tool_call_attempt_lateness_seconds_count 2$/m); // the wait call's two attempts
 
     for (const text of [api.text, worker]) {
       expect(text).not.toMatch(/(app|call|ti|inst)_[0-9a-f]{32}|whsec_|127\.0\.0\.1/);

@@ -38,6 +38,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly attemptLateness = new Histogram({
+    name: 'toolgate_tool_call_attempt_lateness_seconds',
+    help: 'How long after its due time a queued attempt started (waiting for a free worker slot or its app\'s share).',
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+    registers: [this.registry],
+  });
+
   readonly reconcilerRequeued = new Counter({
     name: 'toolgate_reconciler_requeued_total',
     help: 'Calls the reconciler queued again (overdue, or stuck after a crash).',

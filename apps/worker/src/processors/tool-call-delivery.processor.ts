@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DelayedError, type Job } from 'bullmq';
 import { DeliverAttempt } from '../../../../libs/domain/src/index.js';
+import { Metrics } from '../../../../libs/observability/src/index.js';
 import { DELIVER_TOOL_CALL_JOB, type DeliverToolCallJob } from '../../../../libs/queue/src/index.js';
 import { AppDeliveryLimiter } from '../app-delivery-limiter.js';
 import type { JobProcessor } from '../job-processor.js';
@@ -13,6 +14,7 @@ export class ToolCallDeliveryProcessor implements JobProcessor {
   constructor(
     private readonly deliverAttempt: DeliverAttempt,
     private readonly limiter: AppDeliveryLimiter,
+    private readonly metrics: Metrics,
   ) {}
 
   async process(job: Job<DeliverToolCallJob>, token?: string): Promise<string> {
@@ -23,6 +25,8 @@ export class ToolCallDeliveryProcessor implements JobProcessor {
       await job.moveToDelayed(Date.now() + this.limiter.waitMs(appId, jobId), token);
       throw new DelayedError();
     }
+    // Due when it was queued plus its delay (a job the app's share put back keeps its first due time).
+    this.metrics.attemptLateness.observe(Math.max(0, Date.now() - (job.timestamp + (job.opts.delay ?? 0))) / 1000);
     const started = performance.now();
     try {
       const call = await this.deliverAttempt.execute(job.data);

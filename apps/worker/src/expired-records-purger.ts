@@ -19,9 +19,8 @@ export class ExpiredRecordsPurger extends PeriodicTask {
   protected async run(): Promise<void> {
     const { idempotencyKeys, launchCodes, toolCalls } = await this.purge.execute();
     if (idempotencyKeys + launchCodes + toolCalls > 0) {
-      this.logger.log(
-        `purged ${idempotencyKeys} expired idempotency key(s), ${launchCodes} launch code(s), ${toolCalls} finished call(s)`,
-      );
+      const calls = `${toolCalls} finished call(s) past CALL_RETENTION_DAYS`;
+      this.logger.log(`purged ${idempotencyKeys} expired idempotency key(s), ${launchCodes} launch code(s), ${calls}`);
     }
   }
 }

@@ -3,7 +3,7 @@ import { ENV, type Env } from '../../../libs/config/src/index.js';
 import { PurgeExpiredRecords } from '../../../libs/domain/src/index.js';
 import { PeriodicTask } from './periodic-task.js';
 
-/** Deletes expired idempotency keys and launch codes every PURGE_INTERVAL_MS, in small batches. */
+/** Every PURGE_INTERVAL_MS, deletes expired idempotency keys, launch codes and old finished calls, in small batches. */
 @Injectable()
 export class ExpiredRecordsPurger extends PeriodicTask {
   protected readonly everyMs: number;
@@ -17,9 +17,10 @@ export class ExpiredRecordsPurger extends PeriodicTask {
   }
 
   protected async run(): Promise<void> {
-    const { idempotencyKeys, launchCodes } = await this.purge.execute();
-    if (idempotencyKeys + launchCodes > 0) {
-      this.logger.log(`purged ${idempotencyKeys} expired idempotency key(s), ${launchCodes} launch code(s)`);
+    const { idempotencyKeys, launchCodes, toolCalls } = await this.purge.execute();
+    if (idempotencyKeys + launchCodes + toolCalls > 0) {
+      const calls = `${toolCalls} finished call(s) past CALL_RETENTION_DAYS`;
+      this.logger.log(`purged ${idempotencyKeys} expired idempotency key(s), ${launchCodes} launch code(s), ${calls}`);
     }
   }
 }

@@ -9,6 +9,7 @@ describe('parseEnv', () => {
       ALLOW_PRIVATE_NETWORK: false,
       RETRY_TIME_SCALE: 1,
       WORKER_CONCURRENCY: 50,
+      CALL_RETENTION_DAYS: 30,
       PUBLIC_BASE_URL: 'http://localhost:3000',
     });
     expect(env.DATABASE_URL).toBeUndefined();
@@ -39,6 +40,8 @@ describe('parseEnv', () => {
     ['SECRETS_KEYS', 'no-colon-here'],
     ['DNS_SERVERS', 'dns.example.com:53'],
     ['DNS_TIMEOUT_MS', '10'],
+    ['CALL_RETENTION_DAYS', '0'],
+    ['CALL_RETENTION_DAYS', '1.5'],
   ])('refuses a bad %s and names it', (name, value) => {
     expect(() => parseEnv({ [name]: value })).toThrow(new RegExp(`^Invalid configuration:\\n  ${name}: `));
   });

@@ -66,6 +66,7 @@ export const EnvSchema = z
     // Longer than the longest instant call (120 s attempt + margin): only a crashed request's key waits it out.
     IDEMPOTENCY_LEASE_S: z.coerce.number().int().min(1).max(3600).default(150),
     PURGE_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
+    CALL_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(30),
     AGENT_MAX_CONCURRENT_WAITS: z.coerce.number().int().min(1).max(10_000).default(20),
     WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
     WORKER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),

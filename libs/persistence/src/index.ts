@@ -2,6 +2,7 @@ export * from './apps.repository.js';
 export * from './database-unavailable.js';
 export * from './database-url.js';
 export * from './encrypted-columns.repository.js';
+export * from './finished-tool-calls.repository.js';
 export * from './http-tools.repository.js';
 export * from './idempotency-keys.repository.js';
 export * from './installations.repository.js';

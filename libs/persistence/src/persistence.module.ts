@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { ENV, type Env } from '../../config/src/index.js';
 import { AppsRepository } from './apps.repository.js';
 import { EncryptedColumnsRepository } from './encrypted-columns.repository.js';
+import { FinishedToolCallsRepository } from './finished-tool-calls.repository.js';
 import { HttpToolsRepository } from './http-tools.repository.js';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository.js';
 import { InstallationsRepository } from './installations.repository.js';
@@ -14,6 +15,7 @@ import { ToolInstancesRepository } from './tool-instances.repository.js';
 const repositories = [
   AppsRepository, EncryptedColumnsRepository, HttpToolsRepository, InstallationsRepository, LaunchCodesRepository,
   McpToolsRepository, ToolCallsRepository, ToolInstancesRepository, IdempotencyKeysRepository,
+  FinishedToolCallsRepository,
 ];
 
 @Global()

@@ -83,13 +83,17 @@ describe.each(['v1', 'v2'] as const)('with the %s SDK client', (kind) => {
 
   it('answers a failing handler and bad arguments with isError results the model can read', async () => {
     const path = `/mcp-${kind}/failing`;
-    handler.on(path, () => ({ status: 500, body: 'boom' }));
-    const ctx = await httpAgent([httpTool({ handler_url: handler.url(path) })]);
+    handler.on(path, () => ({ status: 404, body: '{"error":"customer 42 not found"}', headers: { 'content-type': 'application/json' } }));
+    handler.on(`${path}/empty`, () => ({ status: 200 }));
+    const ctx = await httpAgent([httpTool({ handler_url: handler.url(path) }), httpTool({ name: 'empty', handler_url: handler.url(`${path}/empty`) })]);
     const client = await connect(kind, ctx.agentId, ctx.agent);
     try {
       const failed = await client.callTool({ name: `${ctx.prefix}find_customer`, arguments: { customer_id: 'x' } });
       expect(failed.isError).toBe(true);
-      expect(failed.content[0].text).toBe('The tool failed (http_status 500): answered 500');
+      expect(failed.content[0].text).toBe('The tool failed (http_status 404): answered 404: customer 42 not found');
+      const empty = await client.callTool({ name: `${ctx.prefix}empty`, arguments: { customer_id: 'x' } });
+      expect(empty.isError).toBeFalsy();
+      expect(empty.content).toEqual([{ type: 'text', text: 'OK' }]);
       const before = handler.at(path).length;
       const bad = await client.callTool({ name: `${ctx.prefix}find_customer`, arguments: { customer_id: 5, extra: true } });
       expect(bad.isError).toBe(true);

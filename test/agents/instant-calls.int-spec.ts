@@ -195,14 +195,14 @@ describe('argument validation', () => {
     expect(handler.at(ctx.path)).toHaveLength(0);
   });
 
-  it('treats {}, null and missing arguments alike', async () => {
+  it('treats {}, null, "" and missing arguments alike', async () => {
     const ctx = await setup({ parameters: [{ name: 'q', type: 'string', description: 'Query', required: false }] });
-    for (const body of [{ arguments: {} }, { arguments: null }, {}]) {
+    for (const body of [{ arguments: {} }, { arguments: null }, { arguments: '' }, {}]) {
       expect((await ctx.call(body)).status).toBe(200);
     }
-    expect(handler.at(ctx.path).map((r) => r.event.arguments)).toEqual([{}, {}, {}]);
+    expect(handler.at(ctx.path).map((r) => r.event.arguments)).toEqual([{}, {}, {}, {}]);
     const required = await setup();
-    for (const body of [{ arguments: {} }, { arguments: null }, {}]) {
+    for (const body of [{ arguments: {} }, { arguments: null }, { arguments: '' }, {}]) {
       const response = await required.call(body);
       expect(response.status).toBe(422);
       expect(response.body.errors.map((e: { path: string }) => e.path)).toEqual(['arguments.customer_id']);

@@ -184,6 +184,13 @@ describe.each(['v1', 'v2'] as const)('with the %s SDK client', (kind) => {
       expect(listed[0].annotations).toEqual(expect.objectContaining({ readOnlyHint: expect.any(Boolean) }));
       expect((await client.callTool({ name: `${ctx.prefix}echo`, arguments: { message: 'hi' } })).content).toEqual([{ type: 'text', text: 'Echo: hi' }]);
       expect((await client.callTool({ name: `${ctx.prefix}get-sum`, arguments: { a: 20, b: 22 } })).content[0].text).toMatch(/is 42/);
+      const bad = await client.callTool({ name: `${ctx.prefix}get-sum`, arguments: { a: 'twenty' } });
+      expect(bad.isError).toBe(true);
+      expect(bad.content).toEqual([
+        { type: 'text', text: `The call of "${ctx.prefix}get-sum" was refused, nothing was sent: arguments.b: required; arguments.a: must be number.` },
+      ]);
+      const calls = await stack.api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls?tool_name=get-sum`, { token: ctx.dev });
+      expect(calls.body.data).toHaveLength(1); // only the good call reached the server
       const image = await client.callTool({ name: `${ctx.prefix}get-tiny-image`, arguments: {} });
       const png = image.content.find((c: { type: string }) => c.type === 'image');
       expect(png).toMatchObject({ type: 'image', mimeType: 'image/png', data: expect.stringMatching(/^iVBOR/) });

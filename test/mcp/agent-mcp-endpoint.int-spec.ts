@@ -6,7 +6,7 @@ import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextproto
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentWithTools, httpTool } from '../support/fixtures.js';
 import { mcpAgent } from '../support/mcp-fixtures.js';
-import { type EverythingServer, startEverything } from '../support/mcp-servers.js';
+import { type EverythingServer, startEverything, startProgressBurstServer } from '../support/mcp-servers.js';
 import { type TestStack, startTestStack } from '../support/test-stack.js';
 import { agentToken } from '../support/tokens.js';
 import { WebhookHandler } from '../support/webhook-handler.js';
@@ -200,6 +200,37 @@ describe.each(['v1', 'v2'] as const)('with the %s SDK client', (kind) => {
       expect(progress.map((p) => [p.progress, p.total])).toEqual([[1, 3], [2, 3], [3, 3]]);
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe.each(['v1', 'v2'] as const)('progress reaching a %s SDK client', (kind) => {
+  it("from an app's MCP server is paced to 4 a second, each message cut to 200 characters, the final one kept", async () => {
+    const server = await startProgressBurstServer();
+    try {
+      const ctx = await mcpAgent(stack.api, server.url, ['burst']);
+      const client = await connect(kind, ctx.agentId, ctx.agent);
+      try {
+        const progress: { at: number; progress: number; total?: number; message?: string }[] = [];
+        const result = await callWith(kind, client, { name: `${ctx.prefix}burst`, arguments: { count: 60, everyMs: 20 } }, {
+          onprogress: (p: any) => progress.push({ at: Date.now(), ...p }),
+          timeout: 20_000,
+        });
+        expect(result.content).toEqual([{ type: 'text', text: '60 steps done' }]);
+        // 60 notifications over ~1.2 s: about 6 reach the client, the last being the final state
+        expect(progress.length).toBeGreaterThanOrEqual(3);
+        expect(progress.length).toBeLessThanOrEqual(8);
+        expect(progress.at(-1)).toMatchObject({ progress: 60, total: 60 });
+        for (const p of progress) expect(Array.from(p.message ?? '').length).toBeLessThanOrEqual(200);
+        expect(progress[0].message).toBe(`step 1 ${'x'.repeat(192)}…`);
+        // at most 4 in any second (sent 250 ms apart; 30 ms allowed for arrival jitter)
+        const perSecond = progress.map((p) => progress.filter((q) => q.at >= p.at && q.at < p.at + 970).length);
+        expect(Math.max(...perSecond)).toBeLessThanOrEqual(4);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await server.stop();
     }
   });
 });

@@ -114,13 +114,37 @@ describe('instant calls', () => {
     handler.on(ctx.path, () => ({ status: 503, body: 'down', headers: { 'retry-after': '1' } }));
     const response = await ctx.call({ arguments: { customer_id: 'x' } });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ call_id: expect.any(String), status: 'failed', error: { kind: 'http_status', message: 'answered 503', http_status: 503 } });
+    expect(response.body).toEqual({ call_id: expect.any(String), status: 'failed', error: { kind: 'http_status', message: 'answered 503: down', http_status: 503 } });
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(handler.at(ctx.path)).toHaveLength(1);
     const detail = await stack.api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls/${response.body.call_id}`, { token: ctx.dev });
     expect(detail.body.attempts).toEqual([
       { round: 1, n: 1, started_at: expect.any(String), duration_ms: expect.any(Number), outcome: 'http_status', http_status: 503, error: 'answered 503', response_excerpt: 'down' },
     ]);
+  });
+
+  it("hands the model what a failing handler said, and an empty 2xx answer as OK", async () => {
+    const ctx = await setup();
+    const replies = [
+      { status: 404, body: '{"error":"customer 42 not found"}', headers: { 'content-type': 'application/json' } },
+      { status: 422, body: '{"message":"customer_id must look like c-123","code":"bad_id"}', headers: { 'content-type': 'application/json' } },
+      { status: 500, body: `database is down\u0000${'x'.repeat(900)}`, headers: { 'content-type': 'text/plain' } },
+      { status: 500, body: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00]), headers: { 'content-type': 'image/png' } },
+      { status: 204 },
+    ];
+    handler.on(ctx.path, ({ attempt }) => replies.shift() ?? { status: 200, body: String(attempt) });
+    const bodies = [];
+    for (let i = 0; i < 5; i += 1) bodies.push((await ctx.call({ arguments: { customer_id: String(i) } })).body);
+    expect(bodies[0]).toMatchObject({ status: 'failed', error: { kind: 'http_status', http_status: 404, message: 'answered 404: customer 42 not found' } });
+    expect(bodies[1].error.message).toBe('answered 422: customer_id must look like c-123');
+    // a text body: its first 500 characters, the NUL stored as U+FFFD
+    expect(bodies[2].error.message).toBe(`answered 500: database is down\uFFFD${'x'.repeat(483)}…`);
+    expect(bodies[3].error.message).toBe('answered 500');
+    expect(bodies[4]).toEqual({ call_id: expect.any(String), status: 'succeeded', result: null, result_text: 'OK' });
+    for (const answered of bodies.slice(0, 4)) {
+      const read = await stack.api.request('GET', `${ctx.base}/tool-calls/${answered.call_id}`, { token: ctx.agent });
+      expect(read.body.error).toEqual(answered.error);
+    }
   });
 
   it('does not follow a redirect', async () => {
@@ -171,14 +195,14 @@ describe('argument validation', () => {
     expect(handler.at(ctx.path)).toHaveLength(0);
   });
 
-  it('treats {}, null and missing arguments alike', async () => {
+  it('treats {}, null, "" and missing arguments alike', async () => {
     const ctx = await setup({ parameters: [{ name: 'q', type: 'string', description: 'Query', required: false }] });
-    for (const body of [{ arguments: {} }, { arguments: null }, {}]) {
+    for (const body of [{ arguments: {} }, { arguments: null }, { arguments: '' }, {}]) {
       expect((await ctx.call(body)).status).toBe(200);
     }
-    expect(handler.at(ctx.path).map((r) => r.event.arguments)).toEqual([{}, {}, {}]);
+    expect(handler.at(ctx.path).map((r) => r.event.arguments)).toEqual([{}, {}, {}, {}]);
     const required = await setup();
-    for (const body of [{ arguments: {} }, { arguments: null }, {}]) {
+    for (const body of [{ arguments: {} }, { arguments: null }, { arguments: '' }, {}]) {
       const response = await required.call(body);
       expect(response.status).toBe(422);
       expect(response.body.errors.map((e: { path: string }) => e.path)).toEqual(['arguments.customer_id']);

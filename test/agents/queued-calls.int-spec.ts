@@ -92,10 +92,13 @@ describe('background calls', () => {
 describe('attempt outcomes', () => {
   it('stop at once on 410 Gone', async () => {
     const ctx = await setup();
-    handler.on(ctx.path, () => ({ status: 410 }));
+    handler.on(ctx.path, () => ({ status: 410, body: '{"error":"customer c1 was deleted"}', headers: { 'content-type': 'application/json' } }));
     const accepted = await ctx.call();
     const finished = await ctx.poll(accepted.body.call_id);
-    expect(finished.body).toMatchObject({ status: 'failed', error: { kind: 'gone', http_status: 410 } });
+    expect(finished.body).toMatchObject({
+      status: 'failed',
+      error: { kind: 'gone', http_status: 410, message: 'answered 410 Gone: no further attempts: customer c1 was deleted' },
+    });
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(handler.at(ctx.path)).toHaveLength(1);
   });

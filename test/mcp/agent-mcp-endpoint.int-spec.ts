@@ -6,7 +6,7 @@ import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextproto
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentWithTools, httpTool } from '../support/fixtures.js';
 import { mcpAgent } from '../support/mcp-fixtures.js';
-import { type EverythingServer, startEverything } from '../support/mcp-servers.js';
+import { type EverythingServer, startEverything, startProgressBurstServer } from '../support/mcp-servers.js';
 import { type TestStack, startTestStack } from '../support/test-stack.js';
 import { agentToken } from '../support/tokens.js';
 import { WebhookHandler } from '../support/webhook-handler.js';
@@ -83,13 +83,17 @@ describe.each(['v1', 'v2'] as const)('with the %s SDK client', (kind) => {
 
   it('answers a failing handler and bad arguments with isError results the model can read', async () => {
     const path = `/mcp-${kind}/failing`;
-    handler.on(path, () => ({ status: 500, body: 'boom' }));
-    const ctx = await httpAgent([httpTool({ handler_url: handler.url(path) })]);
+    handler.on(path, () => ({ status: 404, body: '{"error":"customer 42 not found"}', headers: { 'content-type': 'application/json' } }));
+    handler.on(`${path}/empty`, () => ({ status: 200 }));
+    const ctx = await httpAgent([httpTool({ handler_url: handler.url(path) }), httpTool({ name: 'empty', handler_url: handler.url(`${path}/empty`) })]);
     const client = await connect(kind, ctx.agentId, ctx.agent);
     try {
       const failed = await client.callTool({ name: `${ctx.prefix}find_customer`, arguments: { customer_id: 'x' } });
       expect(failed.isError).toBe(true);
-      expect(failed.content[0].text).toBe('The tool failed (http_status 500): answered 500');
+      expect(failed.content[0].text).toBe('The tool failed (http_status 404): answered 404: customer 42 not found');
+      const empty = await client.callTool({ name: `${ctx.prefix}empty`, arguments: { customer_id: 'x' } });
+      expect(empty.isError).toBeFalsy();
+      expect(empty.content).toEqual([{ type: 'text', text: 'OK' }]);
       const before = handler.at(path).length;
       const bad = await client.callTool({ name: `${ctx.prefix}find_customer`, arguments: { customer_id: 5, extra: true } });
       expect(bad.isError).toBe(true);
@@ -180,6 +184,13 @@ describe.each(['v1', 'v2'] as const)('with the %s SDK client', (kind) => {
       expect(listed[0].annotations).toEqual(expect.objectContaining({ readOnlyHint: expect.any(Boolean) }));
       expect((await client.callTool({ name: `${ctx.prefix}echo`, arguments: { message: 'hi' } })).content).toEqual([{ type: 'text', text: 'Echo: hi' }]);
       expect((await client.callTool({ name: `${ctx.prefix}get-sum`, arguments: { a: 20, b: 22 } })).content[0].text).toMatch(/is 42/);
+      const bad = await client.callTool({ name: `${ctx.prefix}get-sum`, arguments: { a: 'twenty' } });
+      expect(bad.isError).toBe(true);
+      expect(bad.content).toEqual([
+        { type: 'text', text: `The call of "${ctx.prefix}get-sum" was refused, nothing was sent: arguments.b: required; arguments.a: must be number.` },
+      ]);
+      const calls = await stack.api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls?tool_name=get-sum`, { token: ctx.dev });
+      expect(calls.body.data).toHaveLength(1); // only the good call reached the server
       const image = await client.callTool({ name: `${ctx.prefix}get-tiny-image`, arguments: {} });
       const png = image.content.find((c: { type: string }) => c.type === 'image');
       expect(png).toMatchObject({ type: 'image', mimeType: 'image/png', data: expect.stringMatching(/^iVBOR/) });
@@ -189,6 +200,37 @@ describe.each(['v1', 'v2'] as const)('with the %s SDK client', (kind) => {
       expect(progress.map((p) => [p.progress, p.total])).toEqual([[1, 3], [2, 3], [3, 3]]);
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe.each(['v1', 'v2'] as const)('progress reaching a %s SDK client', (kind) => {
+  it("from an app's MCP server is paced to 4 a second, each message cut to 200 characters, the final one kept", async () => {
+    const server = await startProgressBurstServer();
+    try {
+      const ctx = await mcpAgent(stack.api, server.url, ['burst']);
+      const client = await connect(kind, ctx.agentId, ctx.agent);
+      try {
+        const progress: { at: number; progress: number; total?: number; message?: string }[] = [];
+        const result = await callWith(kind, client, { name: `${ctx.prefix}burst`, arguments: { count: 60, everyMs: 20 } }, {
+          onprogress: (p: any) => progress.push({ at: Date.now(), ...p }),
+          timeout: 20_000,
+        });
+        expect(result.content).toEqual([{ type: 'text', text: '60 steps done' }]);
+        // 60 notifications over ~1.2 s: about 6 reach the client, the last being the final state
+        expect(progress.length).toBeGreaterThanOrEqual(3);
+        expect(progress.length).toBeLessThanOrEqual(8);
+        expect(progress.at(-1)).toMatchObject({ progress: 60, total: 60 });
+        for (const p of progress) expect(Array.from(p.message ?? '').length).toBeLessThanOrEqual(200);
+        expect(progress[0].message).toBe(`step 1 ${'x'.repeat(192)}…`);
+        // at most 4 in any second (sent 250 ms apart; 30 ms allowed for arrival jitter)
+        const perSecond = progress.map((p) => progress.filter((q) => q.at >= p.at && q.at < p.at + 970).length);
+        expect(Math.max(...perSecond)).toBeLessThanOrEqual(4);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await server.stop();
     }
   });
 });

@@ -1,6 +1,6 @@
 // Toolgate as an MCP client: apps backed by the real server-everything and an SDK-built server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EverythingServer, listedTool, startAuthCheckingServer, startEverything, startScriptedServer } from '../support/mcp-servers.js';
+import { type EverythingServer, type ScriptedServer, listedTool, startAuthCheckingServer, startEverything, startScriptedServer } from '../support/mcp-servers.js';
 import { mcpAgent } from '../support/mcp-fixtures.js';
 import { type TestApi, startTestApi } from '../support/test-api.js';
 
@@ -150,12 +150,86 @@ describe('calling MCP tools through the REST agent API', () => {
     expect(detail.body).toMatchObject({ status: 'succeeded', tool_name: 'echo', execution_mode: 'instant', attempts: [{ n: 1, outcome: 'success' }] });
   });
 
-  it('reports a tool error and refuses arguments that are not an object', async () => {
+  it("checks arguments against the tool's inputSchema, and refuses arguments that are not an object", async () => {
     const ctx = await mcpAgent(api, everything.url, ['get-sum']);
     const bad = await api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body: { tool: `${ctx.prefix}get-sum`, dialog_id: 'd', arguments: { a: 'x' } } });
-    expect(bad.status).toBe(200);
-    expect(bad.body).toMatchObject({ status: 'failed', error: { kind: 'tool_error' } });
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors).toEqual([
+      { path: 'arguments.b', message: 'required' },
+      { path: 'arguments.a', message: 'must be number' },
+    ]);
     const notObject = await api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body: { tool: `${ctx.prefix}get-sum`, dialog_id: 'd', arguments: [1] } });
     expect(notObject.status).toBe(422);
+  });
+});
+
+describe("an MCP tool's inputSchema", () => {
+  const booking = {
+    type: 'object',
+    properties: {
+      date: { type: 'string', format: 'date' },
+      seats: { type: 'integer', minimum: 1 },
+      kind: { enum: ['table', 'bar'] },
+    },
+    required: ['date', 'seats'],
+    additionalProperties: false,
+  };
+  let server: ScriptedServer;
+  const received: Record<string, unknown>[] = [];
+
+  beforeAll(async () => {
+    server = await startScriptedServer({
+      toolsList: () => ({
+        result: {
+          tools: [
+            { name: 'book', inputSchema: booking },
+            listedTool('ping'),
+            // a $ref the validator cannot resolve: the call goes out unchecked
+            { name: 'odd', inputSchema: { type: 'object', properties: { a: { $ref: '#/$defs/missing' } } } },
+          ],
+        },
+      }),
+      toolsCall: (name, args) => {
+        received.push({ name, args });
+        return { result: { content: [{ type: 'text', text: `${name} done` }] } };
+      },
+    });
+  });
+  afterAll(() => server.stop());
+
+  it('refuses arguments that break it with 422 listing every problem, and sends nothing', async () => {
+    const ctx = await mcpAgent(api, server.url, ['book', 'ping', 'odd']);
+    const call = (tool: string, args: unknown) => api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body: { tool: ctx.prefix + tool, dialog_id: 'd', arguments: args } });
+    const before = received.length;
+
+    const bad = await call('book', { seats: 0, kind: 'sofa', date: 'soon', extra: 1 });
+    expect(bad.status).toBe(422);
+    expect(bad.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    // the order follows the schema as Postgres stores it (jsonb orders keys)
+    const byPath = (a: { path: string }, b: { path: string }) => a.path.localeCompare(b.path);
+    expect([...bad.body.errors].sort(byPath)).toEqual([
+      { path: 'arguments.date', message: 'must match format "date"' },
+      { path: 'arguments.extra', message: 'unknown argument: the tool takes date, kind, seats' },
+      { path: 'arguments.kind', message: 'must be one of "table", "bar"' },
+      { path: 'arguments.seats', message: 'must be >= 1' },
+    ]);
+    expect([...(await call('book', {})).body.errors].sort(byPath)).toEqual([
+      { path: 'arguments.date', message: 'required' },
+      { path: 'arguments.seats', message: 'required' },
+    ]);
+    expect(received.length).toBe(before);
+    const history = await api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls`, { token: ctx.dev });
+    expect(history.body.data).toEqual([]);
+
+    const good = await call('book', { date: '2026-12-01', seats: 2 });
+    expect(good.body).toMatchObject({ status: 'succeeded', result_text: 'book done' });
+    expect((await call('odd', { a: 'anything' })).body).toMatchObject({ status: 'succeeded', result_text: 'odd done' });
+    // "" means "no arguments", as {} does
+    expect((await call('ping', '')).body).toMatchObject({ status: 'succeeded', result_text: 'ping done' });
+    expect(received.slice(before)).toEqual([
+      { name: 'book', args: { date: '2026-12-01', seats: 2 } },
+      { name: 'odd', args: { a: 'anything' } },
+      { name: 'ping', args: {} },
+    ]);
   });
 });

@@ -262,4 +262,49 @@ describe('configurator launches', () => {
     expect((await launch({ instance_id: 'ti_00000000000000000000000000000000' })).status).toBe(404);
     expect((await launch({ theme: 'blue' })).status).toBe(422);
   });
+
+  it("opens the developer page in developer mode (409 without one), and the exchange gives the whole launch context", async () => {
+    const { app } = await createEnabledApp(api, dev, { embeddedPage: true, tools: [httpTool({ configurable: true })] });
+    const p = await freshProject();
+    const installation = (await api.request('POST', `${p.base}/installations`, { token: p.token, body: { app_id: app.id } })).body;
+    const launch = (body: Record<string, unknown>) =>
+      api.request('POST', `${p.base}/agents/a1/configurator-launches`, { token: p.token, body: { installation_id: installation.id, tool_name: 'find_customer', theme: 'dark', language: 'en', ...body } });
+
+    const refused = await launch({ developer_mode: true });
+    expect(refused.status).toBe(409);
+    expect(refused.body.detail).toMatch(/has no developer page \(developer_page_url\)/);
+    expect((await launch({ developer_mode: 'yes' })).status).toBe(422);
+
+    const patched = await api.request('PATCH', `/v1/apps/${app.id}`, { token: dev, body: { developer_page_url: 'http://localhost:5173/configure' } });
+    expect(patched.status).toBe(200);
+    const developer = await launch({ developer_mode: true });
+    expect(developer.status).toBe(201);
+    const url = new URL(developer.body.url);
+    expect(`${url.origin}${url.pathname}`).toBe('http://localhost:5173/configure');
+    expect(Object.fromEntries(url.searchParams)).toEqual({ launch_code: developer.body.launch_code, senler_mode: 'tool_configurator', senler_theme: 'dark', senler_language: 'en' });
+    const embedded = await launch({ developer_mode: false });
+    expect(new URL(embedded.body.url).origin).toBe('https://shop.example.com');
+
+    const exchanged = await api.request('POST', `/v1/apps/${app.id}/launch-codes/exchange`, { token: dev, body: { launch_code: developer.body.launch_code } });
+    expect(exchanged.status).toBe(200);
+    expect(exchanged.body).toEqual({
+      type: 'tool_configurator',
+      app_id: app.id,
+      mode: 'create',
+      project_id: p.id,
+      agent_id: 'a1',
+      installation_id: installation.id,
+      tool_name: 'find_customer',
+      theme: 'dark',
+      language: 'en',
+      tool: {
+        name: 'find_customer',
+        title: { ru: 'Найти клиента', en: 'Find customer' },
+        description: { ru: 'Ищет клиента по номеру', en: 'Finds a customer by number' },
+        parameters: httpTool().parameters,
+        allow_multiple: false,
+      },
+      instance: null,
+    });
+  });
 });

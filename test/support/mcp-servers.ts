@@ -304,6 +304,40 @@ export async function startOddTextServer(): Promise<{ url: string; stop(): Promi
   };
 }
 
+/**
+ * A small SDK-built (v2, stateless) MCP server whose tool `burst` sends `count` progress
+ * notifications `everyMs` apart, each with a long message, and answers right after the last one.
+ */
+export async function startProgressBurstServer(): Promise<{ url: string; stop(): Promise<void> }> {
+  const inputSchema = fromJsonSchema({ type: 'object', properties: { count: { type: 'number' }, everyMs: { type: 'number' } }, required: ['count', 'everyMs'] });
+  const handler = toNodeHandler(
+    createMcpHandler(() => {
+      const server = new McpServer({ name: 'progress-burst', version: '1.0.0' });
+      server.registerTool('burst', { description: 'Reports progress in a burst', inputSchema }, async (args: unknown, ctx) => {
+        const { count, everyMs } = args as { count: number; everyMs: number };
+        const progressToken = ctx.mcpReq._meta?.progressToken;
+        for (let i = 1; i <= count; i++) {
+          if (progressToken !== undefined) {
+            await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress: i, total: count, message: `step ${i} ${'x'.repeat(300)}` } });
+          }
+          if (everyMs > 0 && i < count) await new Promise((resolve) => setTimeout(resolve, everyMs));
+        }
+        return { content: [{ type: 'text', text: `${count} steps done` }] };
+      });
+      return server;
+    }),
+  );
+  const http: Server = createServer((req, res) => void handler(req, res));
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(http.address() as { port: number }).port}/mcp`,
+    async stop() {
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
+    },
+  };
+}
+
 export interface SessionEchoServer {
   url: string;
   stop(): Promise<void>;

@@ -13,7 +13,7 @@ export interface AttemptResult {
   httpStatus?: number;
   /** Why the attempt failed, in words a developer can act on. */
   error?: string;
-  /** The full body of a successful answer. */
+  /** The full body of an answer (a failed one's says why it failed). */
   body?: Buffer;
   contentType?: string;
   /** A `content-encoding` other than identity: the body is compressed bytes (none is asked for). */
@@ -75,10 +75,11 @@ export async function sendWebhook(dispatcher: Dispatcher, webhook: WebhookReques
       durationMs: duration(),
       httpStatus: status,
       excerpt: excerptOf(body),
+      body,
       contentType: header('content-type'),
       contentEncoding: encoding && encoding.toLowerCase() !== 'identity' ? encoding : undefined,
     };
-    if (status >= 200 && status < 300) return { ...base, outcome: 'success', body };
+    if (status >= 200 && status < 300) return { ...base, outcome: 'success' };
     if (status >= 300 && status < 400) {
       return { ...base, outcome: 'redirect', error: `answered ${status} (redirect to ${header('location') ?? 'nowhere'}); redirects are not followed` };
     }

@@ -15,6 +15,7 @@ import { UpdateTool } from './tools/update-tool.use-case.js';
 import { DeliverAttempt } from './calls/deliver-attempt.use-case.js';
 import { AgentToolsets } from './agents/agent-toolsets.js';
 import { CallMcpTool } from './mcp/call-mcp-tool.use-case.js';
+import { McpArgumentChecks } from './mcp/mcp-argument-checks.js';
 import { McpListChangedRefresh } from './mcp/mcp-list-changed.js';
 import { ListAppMcpTools } from './mcp/list-app-mcp-tools.use-case.js';
 import { McpTargets } from './mcp/mcp-targets.js';
@@ -53,7 +54,7 @@ const useCases = [
   DeliverAttempt, IdempotentRequests, AcceptToolCall, AgentWaits, AwaitToolCall, CancelToolCall,
   GetAgentToolCall, GetAppToolCall, ListAgentTools, ListAppToolCalls,
   ReconcileToolCalls, ReplayToolCall, PurgeExpiredRecords,
-  AgentToolsets, CallMcpTool, McpListChangedRefresh, ListAppMcpTools, McpTargets, RefreshAppMcpTools, RefreshMcpSnapshot,
+  AgentToolsets, CallMcpTool, McpArgumentChecks, McpListChangedRefresh, ListAppMcpTools, McpTargets, RefreshAppMcpTools, RefreshMcpSnapshot,
 ];
 
 /** The use cases; repositories and the secret box come from the global persistence and secrets modules. */

@@ -21,6 +21,7 @@ export function finishedCallResult(call: ToolCall): McpCallResult {
   if (call.toolKind === 'mcp' && call.result && typeof call.result === 'object') return call.result as McpCallResult;
   if (call.status === 'succeeded') {
     const result = call.result;
+    if (result === null) return textResult(call.resultText ?? 'OK');
     if (typeof result === 'string') return textResult(result);
     const text = JSON.stringify(result);
     return result !== null && typeof result === 'object' && !Array.isArray(result)

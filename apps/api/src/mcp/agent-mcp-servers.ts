@@ -9,6 +9,7 @@ import {
 import type { ToolCall } from '../../../../libs/persistence/src/index.js';
 import { CallEvents } from '../../../../libs/queue/src/index.js';
 import { type McpCallResult, finishedCallResult, refusalResult, textResult } from './agent-mcp-results.js';
+import { type Progress, ProgressLimiter } from './progress-limiter.js';
 
 /** What one HTTP request to the agent's MCP endpoint knows: agent, callable tools, client session, request id. */
 export interface AgentMcpSession {
@@ -101,10 +102,11 @@ export class AgentMcpServers {
     const requestKey = mcpRequestKey(agent, session.clientSessionId, ctx.mcpReq.id);
     const stopCancelListener = await this.events.onCancel(requestKey, () => abort.abort());
     const progressToken = ctx.mcpReq._meta?.progressToken;
-    const notify = progressToken === undefined
+    // Progress from retries or an app's MCP server reaches the client paced and cut (PRODUCT.md limits).
+    const limiter = progressToken === undefined
       ? undefined
-      : (progress: { progress: number; total?: number; message?: string }) =>
-          void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, ...progress } }).catch(() => undefined);
+      : new ProgressLimiter((progress) => ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, ...progress } }));
+    const notify = limiter && ((progress: Progress) => limiter.push(progress));
     let releaseWait: () => void = () => undefined;
     try {
       let call: ToolCall;
@@ -138,6 +140,7 @@ export class AgentMcpServers {
           `Poll it with GET ${this.env.PUBLIC_BASE_URL}/v1/agents/${agent.agentId}/tool-calls/${call.id}?wait=60.`,
       );
     } finally {
+      await limiter?.drain(abort.signal);
       releaseWait();
       stopCancelListener();
       ctx.mcpReq.signal.removeEventListener('abort', onClientGone);

@@ -1,4 +1,4 @@
-import { instanceStatus } from '../../../../libs/domain/src/index.js';
+import { type LaunchContext, instanceStatus } from '../../../../libs/domain/src/index.js';
 import type { InstallationWithApp, ToolInstance } from '../../../../libs/persistence/src/index.js';
 
 export function presentInstallation(installation: InstallationWithApp) {
@@ -30,5 +30,24 @@ export function presentToolInstance(instance: ToolInstance) {
     status: instanceStatus(instance),
     created_at: instance.createdAt.toISOString(),
     updated_at: instance.updatedAt.toISOString(),
+  };
+}
+
+/** What a configurator page gets for its launch code: the whole context it builds its form from. */
+export function presentLaunchContext({ launch, tool, instance }: LaunchContext) {
+  return {
+    type: 'tool_configurator' as const,
+    app_id: launch.appId,
+    mode: launch.mode,
+    project_id: launch.projectId,
+    agent_id: launch.agentId,
+    installation_id: launch.installationId,
+    tool_name: launch.toolName,
+    theme: launch.theme,
+    language: launch.language,
+    tool: tool
+      ? { name: tool.name, title: tool.title, description: tool.description, parameters: tool.parameters, allow_multiple: tool.allow_multiple }
+      : null,
+    instance: instance ? presentToolInstance(instance) : null,
   };
 }

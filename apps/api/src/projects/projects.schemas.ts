@@ -40,6 +40,7 @@ export const ConfiguratorLaunchSchema = z.strictObject({
   instance_id: z.string().min(1).max(200).optional(),
   theme: z.enum(THEMES),
   language: z.enum(['ru', 'en']),
+  developer_mode: z.boolean().optional(),
 });
 
 export const ExchangeLaunchCodeSchema = z.strictObject({ launch_code: z.string().min(1).max(200) });

@@ -5,13 +5,14 @@ import { Metrics } from '../../../observability/src/index.js';
 import type { AgentTool } from '../agents/agent-toolset.js';
 import { type AgentRef, AgentToolsets } from '../agents/agent-toolsets.js';
 import { CallMcpTool } from '../mcp/call-mcp-tool.use-case.js';
+import { McpArgumentChecks } from '../mcp/mcp-argument-checks.js';
 import type { McpCallOptions } from '../../../mcp/src/index.js';
 import { DomainError, assertNoProblems } from '../errors.js';
 import { newId, uuidv7 } from '../ids.js';
 import { ATTEMPT_DEADLINE_MARGIN_MS, DeliverAttempt } from './deliver-attempt.use-case.js';
 import { toolCallBody } from './tool-call-body.js';
 import { SecretBox } from '../../../secrets/src/index.js';
-import { argumentProblems, normalizeArguments } from './tool-arguments.js';
+import { argumentProblems, isNoArguments, normalizeArguments } from './tool-arguments.js';
 
 export interface ToolCallInput {
   tool: string;
@@ -37,6 +38,7 @@ export class AcceptToolCall {
     private readonly queue: DeliveryQueue,
     private readonly metrics: Metrics,
     private readonly secrets: SecretBox,
+    private readonly mcpArguments: McpArgumentChecks,
   ) {}
 
   /** `mcp` passes a deadline, progress and cancellation through to an MCP tool. */
@@ -75,10 +77,11 @@ export class AcceptToolCall {
   }
 
   private async acceptMcpCall(agent: AgentRef, input: ToolCallInput, target: AgentTool, mcp: Partial<McpCallOptions>): Promise<ToolCall> {
-    const args = input.arguments ?? {};
-    if (typeof args !== 'object' || Array.isArray(args)) {
+    const args = isNoArguments(input.arguments) ? {} : input.arguments;
+    if (typeof args !== 'object' || args === null || Array.isArray(args)) {
       throw DomainError.validation([{ path: 'arguments', message: 'must be an object of argument names to values' }]);
     }
+    if (target.mcp) assertNoProblems(this.mcpArguments.problems(target.mcp, args as Record<string, unknown>));
     const timeoutMs = this.callMcpTool.timeoutMs(mcp);
     const call = await this.calls.create({
       ...this.draft(agent, input, target, {

@@ -10,7 +10,7 @@ import { newId } from '../ids.js';
 import type { RetryWindow } from '../tools/http-tool.js';
 import { signingSecretsOf } from '../apps/webhook-secrets.js';
 import { attemptCount, nextAttempt, parseRetryAfter } from './retry-schedule.js';
-import { resultOf, toolCallBody } from './tool-call-body.js';
+import { handlerSaid, resultOf, toolCallBody } from './tool-call-body.js';
 
 /** Margin past the attempt timeout after which an in-progress attempt counts as lost (a crash). */
 export const ATTEMPT_DEADLINE_MARGIN_MS = 5_000;
@@ -159,13 +159,16 @@ export class DeliverAttempt {
 
   /** Where the call goes after attempt `n`, which went out at `sentAt`. */
   private outcomeAfter(call: ToolCall, n: number, attempt: AttemptResult, sentAt: Date): Pick<CallOutcome, 'status' | 'error'> & Partial<CallOutcome> {
+    const answer = { body: attempt.body ?? Buffer.alloc(0), contentType: attempt.contentType, contentEncoding: attempt.contentEncoding };
     if (attempt.outcome === 'success') {
-      const { result, resultText } = resultOf({ body: attempt.body ?? Buffer.alloc(0), contentType: attempt.contentType, contentEncoding: attempt.contentEncoding });
+      const { result, resultText } = resultOf(answer);
       return { status: 'succeeded', result, resultText, error: null };
     }
+    // What the handler said with a 4xx/5xx is what lets the model understand why it failed.
+    const said = attempt.outcome === 'http_status' || attempt.outcome === 'gone' ? handlerSaid(answer) : null;
     const error = {
       kind: attempt.outcome,
-      message: attempt.error ?? attempt.outcome,
+      message: `${attempt.error ?? attempt.outcome}${said ? `: ${said}` : ''}`,
       ...(attempt.httpStatus !== undefined ? { http_status: attempt.httpStatus } : {}),
     };
     if (attempt.outcome !== 'gone') {

@@ -56,12 +56,17 @@ export function configuredParameterProblems(tool: readonly ToolParameter[], conf
   return problems;
 }
 
+/** `null`, missing and `""` (models send it) all mean "no arguments", as `{}` does. */
+export function isNoArguments(args: unknown): boolean {
+  return args === null || args === undefined || args === '';
+}
+
 /**
  * Checks an agent's arguments before anything is sent: known names only, types, required ones
- * present, allowed values. `{}`, `null` and missing all mean "no arguments".
+ * present, allowed values. `{}`, `null`, `""` and missing all mean "no arguments".
  */
 export function argumentProblems(parameters: readonly EffectiveParameter[], args: unknown): FieldProblem[] {
-  if (args === null || args === undefined) args = {};
+  if (isNoArguments(args)) args = {};
   if (typeof args !== 'object' || Array.isArray(args)) {
     return [{ path: 'arguments', message: 'must be an object of parameter names to values' }];
   }
@@ -94,7 +99,7 @@ export function argumentProblems(parameters: readonly EffectiveParameter[], args
 
 /** Drops null values (they mean "not given") so that handlers receive only what was set. */
 export function normalizeArguments(args: unknown): Record<string, ParameterValue> {
-  if (args === null || args === undefined) return {};
+  if (isNoArguments(args)) return {};
   return Object.fromEntries(Object.entries(args as Record<string, unknown>).filter(([, v]) => v !== null)) as Record<string, ParameterValue>;
 }
 

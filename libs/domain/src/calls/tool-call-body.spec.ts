@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolCall } from '../../../persistence/src/index.js';
-import { resultOf, toolCallBody } from './tool-call-body.js';
+import { handlerSaid, resultOf, toolCallBody } from './tool-call-body.js';
 
 const call = {
   eventId: '019d0000-0000-7000-8000-000000000001',
@@ -42,7 +42,7 @@ describe('resultOf', () => {
     expect(of('{"a":1}')).toEqual({ result: { a: 1 }, resultText: '{"a":1}' });
     expect(of('plain words')).toEqual({ result: 'plain words', resultText: 'plain words' });
     expect(of('"quoted"')).toEqual({ result: 'quoted', resultText: 'quoted' });
-    expect(of('')).toEqual({ result: null, resultText: '' });
+    expect(of('')).toEqual({ result: null, resultText: 'OK' });
   });
 
   it('keeps JSON nested deeper than 100 levels as its text', () => {
@@ -63,5 +63,33 @@ describe('resultOf', () => {
     expect(of('{"a":1}', 'application/problem+json').result).toEqual({ a: 1 });
     expect(of('{"a":1}', 'application/octet-stream').result).toEqual({ a: 1 });
     expect(of('<svg/>', 'image/svg+xml').result).toBe('<svg/>');
+  });
+});
+
+describe('handlerSaid', () => {
+  const said = (body: string | Buffer, contentType?: string, contentEncoding?: string) => handlerSaid({ body: Buffer.from(body), contentType, contentEncoding });
+
+  it("takes a JSON body's error string, else its message string", () => {
+    expect(said('{"error":"customer 42 not found"}', 'application/json')).toBe('customer 42 not found');
+    expect(said('{"message":"quota exceeded","code":7}')).toBe('quota exceeded');
+    expect(said('{"error":"first","message":"second"}')).toBe('first');
+    expect(said('{"error":{"code":1},"message":"the message"}')).toBe('the message');
+  });
+
+  it('else takes the start of the text, JSON without those strings included', () => {
+    expect(said('customer 42 not found\n')).toBe('customer 42 not found');
+    expect(said('{"error":{"code":1}}')).toBe('{"error":{"code":1}}');
+    const long = 'é'.repeat(600);
+    expect(said(long)).toBe(`${'é'.repeat(500)}…`);
+    expect(said(`{"error":"${'x'.repeat(700)}"}`)).toBe(`${'x'.repeat(500)}…`);
+    expect(Array.from(said('😀'.repeat(501)) as string)).toHaveLength(501);
+    expect(said('{"error":"bad\\u0000byte \\ud800"}')).toBe('bad\uFFFDbyte \uFFFD');
+  });
+
+  it('says nothing for an empty or binary body', () => {
+    expect(said('')).toBeNull();
+    expect(said('   ')).toBeNull();
+    expect(said(Buffer.from([0x89, 0x50, 0x00]), 'image/png')).toBeNull();
+    expect(said('{"error":"x"}', 'application/json', 'gzip')).toBeNull();
   });
 });

@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { MAX_STORED_JSON_DEPTH, type ToolCall, nestsDeeperThan } from '../../../persistence/src/index.js';
+import { MAX_STORED_JSON_DEPTH, type ToolCall, nestsDeeperThan, storableText } from '../../../persistence/src/index.js';
 
 /**
  * The `tool_call` webhook body, keys in the order of WEBHOOKS.md; `lead_id` only when the dialog
@@ -43,7 +43,7 @@ export function resultOf(answer: HandlerAnswer): { result: unknown; resultText: 
     return { result: line, resultText: line };
   }
   const text = answer.body.toString('utf8');
-  if (text.trim() === '') return { result: null, resultText: '' };
+  if (text.trim() === '') return { result: null, resultText: 'OK' };
   try {
     const result = JSON.parse(text) as unknown;
     if (nestsDeeperThan(result, MAX_STORED_JSON_DEPTH)) return { result: text, resultText: text };
@@ -51,6 +51,37 @@ export function resultOf(answer: HandlerAnswer): { result: unknown; resultText: 
   } catch {
     return { result: text, resultText: text };
   }
+}
+
+/** How much of what a handler said with a failed answer reaches the model. */
+export const HANDLER_SAID_CHARS = 500;
+
+/**
+ * The start of what a handler said with a non-2xx answer, for the model to read why: its JSON
+ * `error` or `message` string, else up to 500 characters of a text body; null for an empty or binary body.
+ */
+export function handlerSaid(answer: HandlerAnswer): string | null {
+  if (answer.body.length === 0 || isBinary(answer)) return null;
+  const text = answer.body.toString('utf8').trim();
+  let said = text;
+  try {
+    const json = JSON.parse(text) as unknown;
+    if (json !== null && typeof json === 'object' && !Array.isArray(json)) {
+      const { error, message } = json as { error?: unknown; message?: unknown };
+      if (typeof error === 'string' && error.trim() !== '') said = error.trim();
+      else if (typeof message === 'string' && message.trim() !== '') said = message.trim();
+    }
+  } catch {
+    // not JSON: the text itself
+  }
+  // Cleaned here, not only when stored: the instant answer and the stored call read the same.
+  return said === '' ? null : storableText(cut(said, HANDLER_SAID_CHARS));
+}
+
+/** At most `max` characters (whole code points), marked with "…" when cut. */
+function cut(text: string, max: number): string {
+  const chars = Array.from(text);
+  return chars.length <= max ? text : `${chars.slice(0, max).join('')}…`;
 }
 
 const TEXT_TYPES = /^(text\/|application\/([\w.+-]*\+)?(json|xml|javascript|x-www-form-urlencoded|x-ndjson|yaml)\b)/i;

@@ -18,9 +18,11 @@ export interface ConfiguratorLaunchInput {
   instance_id?: string;
   theme: Theme;
   language: Language;
+  /** Opens the app's developer page (`developer_page_url`) instead of its embedded page. */
+  developer_mode?: boolean;
 }
 
-/** Opens the app's configurator page for one tool: a URL carrying a one-time launch code. */
+/** Opens the app's configurator page (its developer page in developer mode) for one tool: a URL carrying a one-time launch code. */
 @Injectable()
 export class CreateConfiguratorLaunch {
   constructor(
@@ -37,7 +39,14 @@ export class CreateConfiguratorLaunch {
       throw DomainError.validation([{ path: 'tool_name', message: `the app's current mode has no HTTP tool "${input.tool_name}"` }]);
     }
     if (!tool.configurable) throw DomainError.conflict(`Tool "${input.tool_name}" is not configurable: it has no configurator.`);
-    if (!app.embeddedPageUrl) throw DomainError.conflict(`App "${app.name}" has no configurator page (embedded_page_url).`);
+    const page = input.developer_mode ? app.developerPageUrl : app.embeddedPageUrl;
+    if (!page) {
+      throw DomainError.conflict(
+        input.developer_mode
+          ? `App "${app.name}" has no developer page (developer_page_url): its developer sets one, or launch without developer_mode.`
+          : `App "${app.name}" has no configurator page (embedded_page_url).`,
+      );
+    }
     if (input.instance_id) {
       const instance = await this.instances.get(projectId, agentId, input.instance_id);
       if (!instance || instance.installationId !== input.installation_id || instance.toolName !== input.tool_name) {
@@ -59,7 +68,7 @@ export class CreateConfiguratorLaunch {
       language: input.language,
       expiresAt,
     });
-    const url = new URL(app.embeddedPageUrl);
+    const url = new URL(page);
     url.searchParams.set('launch_code', launchCode);
     url.searchParams.set('senler_mode', 'tool_configurator');
     url.searchParams.set('senler_theme', input.theme);

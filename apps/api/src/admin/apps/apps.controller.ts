@@ -13,7 +13,7 @@ import {
   RotatedSecretResponseSchema, UpdateAppSchema,
 } from './apps.schemas.js';
 import { presentApp } from './apps.presenter.js';
-import { presentToolInstance } from '../../projects/projects.presenter.js';
+import { presentLaunchContext } from '../../projects/projects.presenter.js';
 import { ExchangeLaunchCodeSchema } from '../../projects/projects.schemas.js';
 
 @ApiTags('apps')
@@ -110,17 +110,6 @@ export class AppsController {
     @Param('app_id') appId: string,
     @Body(new ZodValidationPipe(ExchangeLaunchCodeSchema)) body: z.output<typeof ExchangeLaunchCodeSchema>,
   ) {
-    const { launch, tool, instance } = await this.exchangeLaunchCode.execute(developerId, appId, body.launch_code);
-    return {
-      mode: launch.mode,
-      project_id: launch.projectId,
-      agent_id: launch.agentId,
-      installation_id: launch.installationId,
-      tool_name: launch.toolName,
-      theme: launch.theme,
-      language: launch.language,
-      tool: tool ? { name: tool.name, parameters: tool.parameters, allow_multiple: tool.allow_multiple } : null,
-      instance: instance ? presentToolInstance(instance) : null,
-    };
+    return presentLaunchContext(await this.exchangeLaunchCode.execute(developerId, appId, body.launch_code));
   }
 }

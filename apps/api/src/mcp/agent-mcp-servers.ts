@@ -3,11 +3,12 @@ import { type CallToolResult, ProtocolError, ProtocolErrorCode, Server, type Ser
 import { ENV, type Env } from '../../../../libs/config/src/index.js';
 import { TOOLGATE_VERSION } from '../../../../libs/delivery/src/index.js';
 import {
-  AcceptToolCall, type AgentRef, type AgentTool, AgentWaits, AwaitToolCall, agentKey, CancelToolCall, DomainError, isTerminal,
-  presentAgentTool,
+  AcceptToolCall, type AgentRef, type AgentTool, AgentWaits, AwaitToolCall, agentKey, CancelToolCall, DomainError, GetAgentToolCall,
+  isTerminal, presentAgentTool,
 } from '../../../../libs/domain/src/index.js';
 import type { ToolCall } from '../../../../libs/persistence/src/index.js';
 import { CallEvents } from '../../../../libs/queue/src/index.js';
+import { CALL_STATUS_TOOL, answerCallStatus, callStatusTool, offersCallStatus, stillRunningResult } from './agent-mcp-call-status.js';
 import { type McpCallResult, finishedCallResult, refusalResult, textResult } from './agent-mcp-results.js';
 import { type Progress, ProgressLimiter } from './progress-limiter.js';
 
@@ -49,12 +50,13 @@ export class AgentMcpServers {
     private readonly cancelToolCall: CancelToolCall,
     private readonly events: CallEvents,
     private readonly waits: AgentWaits,
+    private readonly getAgentToolCall: GetAgentToolCall,
   ) {}
 
   build(session: AgentMcpSession): Server {
     const server = new Server({ name: 'toolgate', version: TOOLGATE_VERSION }, { capabilities: { tools: {} } });
     server.setRequestHandler('tools/list', () => this.guarded(session, () => ({
-      tools: session.tools.map((tool) => {
+      tools: [...session.tools.map((tool) => {
         const shown = presentAgentTool(tool);
         return {
           name: shown.name,
@@ -62,11 +64,14 @@ export class AgentMcpServers {
           inputSchema: shown.parameters as Tool['inputSchema'],
           ...(tool.mcp?.annotations ? { annotations: tool.mcp.annotations as Tool['annotations'] } : {}),
         };
-      }),
+      }), ...(offersCallStatus(session.tools) ? [callStatusTool(this.env.MCP_WAIT_DEADLINE_S)] : [])],
     })));
     server.setRequestHandler('tools/call', (request, ctx) =>
-      this.guarded(session, async () =>
-        (await this.call(session, request.params as CallParams, ctx as ServerContext)) as CallToolResult),
+      this.guarded(session, async () => {
+        const params = request.params as CallParams;
+        const run = params.name === CALL_STATUS_TOOL ? this.callStatus.bind(this) : this.call.bind(this);
+        return (await run(session, params, ctx as ServerContext)) as CallToolResult;
+      }),
     );
     return server;
   }
@@ -135,13 +140,27 @@ export class AgentMcpServers {
         const cancelled = await this.cancelToolCall.execute(agent, call.id, 'cancelled by the MCP client').catch(() => call);
         return finishedCallResult(cancelled);
       }
-      return textResult(
-        `Still running after ${this.env.MCP_WAIT_DEADLINE_S} s: call ${call.id} (status ${call.status}) goes on retrying. ` +
-          `Poll it with GET ${this.env.PUBLIC_BASE_URL}/v1/agents/${agent.agentId}/tool-calls/${call.id}?wait=60.`,
-      );
+      const pollUrl = `${this.env.PUBLIC_BASE_URL}/v1/agents/${agent.agentId}/tool-calls/${call.id}?wait=60`;
+      return stillRunningResult(call.id, call.status, this.env.MCP_WAIT_DEADLINE_S, pollUrl);
     } finally {
       await limiter?.drain(abort.signal);
       releaseWait();
+      stopCancelListener();
+      ctx.mcpReq.signal.removeEventListener('abort', onClientGone);
+    }
+  }
+
+  /** `toolgate-call-status`: waits for one of the agent's calls; the client's cancellation ends the wait, not the call. */
+  private async callStatus(session: AgentMcpSession, params: CallParams, ctx: ServerContext): Promise<McpCallResult> {
+    const abort = new AbortController();
+    const onClientGone = () => abort.abort();
+    ctx.mcpReq.signal.addEventListener('abort', onClientGone);
+    const requestKey = mcpRequestKey(session.agent, session.clientSessionId, ctx.mcpReq.id);
+    const stopCancelListener = await this.events.onCancel(requestKey, () => abort.abort());
+    try {
+      const deadlineS = this.env.MCP_WAIT_DEADLINE_S;
+      return await answerCallStatus(this.getAgentToolCall, session.agent, params.arguments, { waitMs: deadlineS * 1000, deadlineS, signal: abort.signal });
+    } finally {
       stopCancelListener();
       ctx.mcpReq.signal.removeEventListener('abort', onClientGone);
     }

@@ -1,4 +1,3 @@
-import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ErrorCode } from '../../../../libs/domain/src/index.js';
 import { problem } from './problem-details.filter.js';
@@ -13,18 +12,17 @@ const REFUSALS: Record<string, [status: number, code: string, reason: string, de
 };
 
 /**
- * Requests Node's HTTP parser refuses before the app sees them (headers over 16 KiB, broken
- * HTTP) get a problem+json too, with the statuses Node itself would send (431, 408, 400).
+ * The HTTP server's `clientError` answer: requests Node's HTTP parser refuses before the app sees
+ * them (headers over 16 KiB, broken HTTP) get a problem+json too, with the statuses Node itself
+ * would send (431, 408, 400).
  */
-export function answerClientErrorsWithProblems(server: Server): void {
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    if (error.code === 'ECONNRESET' || !socket.writable) {
-      socket.destroy();
-      return;
-    }
-    const [status, code, reason, detail] = REFUSALS[error.code ?? ''] ?? REFUSALS.default;
-    const body = JSON.stringify({ ...problem(status, code, detail), title: reason });
-    const head = `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}`;
-    socket.end(`${head}\r\nConnection: close\r\n\r\n${body}`);
-  });
+export function answerClientErrorWithProblem(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, code, reason, detail] = REFUSALS[error.code ?? ''] ?? REFUSALS.default;
+  const body = JSON.stringify({ ...problem(status, code, detail), title: reason });
+  const head = `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}`;
+  socket.end(`${head}\r\nConnection: close\r\n\r\n${body}`);
 }

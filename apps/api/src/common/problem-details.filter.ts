@@ -1,6 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
-import type { Response } from 'express';
 import { DomainError, ErrorCode, type FieldProblem } from '../../../../libs/domain/src/index.js';
 
 const STATUS_BY_CODE: Record<ErrorCode, number> = {
@@ -51,18 +51,22 @@ function bodyParserType(error: HttpException): string | undefined {
 export class ProblemDetailsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
 
+  constructor(private readonly adapterHost: HttpAdapterHost) {}
+
   catch(error: unknown, host: ArgumentsHost): void {
-    const response = host.switchToHttp().getResponse<Response>();
+    const http = this.adapterHost.httpAdapter;
+    const response: unknown = host.switchToHttp().getResponse();
     const requestId = host.switchToHttp().getRequest<{ id?: unknown }>().id;
     const body = this.toProblem(error, typeof requestId === 'string' ? requestId : randomUUID());
-    if (response.headersSent) {
-      response.end();
+    if (http.isHeadersSent(response)) {
+      http.end(response);
       return;
     }
     if (error instanceof DomainError && error.retryAfterS !== undefined) {
-      response.setHeader('Retry-After', String(error.retryAfterS));
+      http.setHeader(response, 'Retry-After', String(error.retryAfterS));
     }
-    response.status(body.status).type('application/problem+json').send(JSON.stringify(body));
+    http.setHeader(response, 'Content-Type', 'application/problem+json; charset=utf-8');
+    http.reply(response, JSON.stringify(body), body.status);
   }
 
   private toProblem(error: unknown, requestId: string): ProblemDetails {

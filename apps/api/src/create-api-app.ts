@@ -7,7 +7,7 @@ import { Logger } from 'nestjs-pino';
 import type { Env } from '../../../libs/config/src/index.js';
 import { ApiModule } from './app.module.js';
 import { mountQueueDashboard } from './admin/queues/queue-dashboard.js';
-import { answerClientErrorWithProblem } from './common/client-error-problem.js';
+import { answerBadUrlWithProblem, answerClientErrorWithProblem } from './common/client-error-problem.js';
 import { acceptJsonBodiesOnly } from './common/json-body.js';
 import { echoRequestId, requestIdOf } from './common/request-logging.js';
 
@@ -22,6 +22,7 @@ export async function createApiApp(env: Env): Promise<INestApplication> {
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     requestTimeout: REQUEST_TIMEOUT_MS,
     clientErrorHandler: answerClientErrorWithProblem,
+    frameworkErrors: answerBadUrlWithProblem,
     // Ids in paths are checked by the routes (404 when unknown), not cut off at Fastify's 100 characters.
     routerOptions: { maxParamLength: 16 * 1024, ignoreTrailingSlash: true },
     return503OnClosing: false,

@@ -1,4 +1,5 @@
 import type { Duplex } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCode } from '../../../../libs/domain/src/index.js';
 import { problem } from './problem-details.filter.js';
 
@@ -25,4 +26,17 @@ export function answerClientErrorWithProblem(error: NodeJS.ErrnoException, socke
   const body = JSON.stringify({ ...problem(status, code, detail), title: reason });
   const head = `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}`;
   socket.end(`${head}\r\nConnection: close\r\n\r\n${body}`);
+}
+
+/**
+ * Fastify's `frameworkErrors`: a URL it cannot route (bad percent-encoding) is refused before Nest
+ * sees it, and gets the problem+json the exception filter gives a URIError.
+ */
+export function answerBadUrlWithProblem(error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply): void {
+  const detail = error.code === 'FST_ERR_BAD_URL' ? 'The URL is not correctly percent-encoded.' : 'The URL cannot be routed: see /docs for the API.';
+  void reply
+    .code(400)
+    .header('X-Request-Id', request.id)
+    .type('application/problem+json; charset=utf-8')
+    .send(JSON.stringify(problem(400, ErrorCode.BadRequest, detail)));
 }

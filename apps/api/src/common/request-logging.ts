@@ -1,3 +1,4 @@
+import { RequestMethod } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
@@ -6,6 +7,8 @@ import type { Env } from '../../../../libs/config/src/index.js';
 import { logDestination, pinoOptions } from '../../../../libs/observability/src/index.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
+/** Probes and scrapes: no request log line (the middleware sees the path in `originalUrl`). */
+const UNLOGGED = new Set(['/health/live', '/health/ready', '/metrics']);
 
 /** The request's id: the caller's `X-Request-Id` when sane, else a new one (the HTTP server's `genReqId`). */
 export function requestIdOf(req: IncomingMessage): string {
@@ -30,7 +33,7 @@ export function requestLogging(env: Env): Params {
     ...pinoOptions(env, 'api'),
     quietReqLogger: true,
     customAttributeKeys: { reqId: 'request_id' },
-    autoLogging: { ignore: (req: IncomingMessage) => req.url === '/health/live' || req.url === '/health/ready' || req.url === '/metrics' },
+    autoLogging: { ignore: (req: IncomingMessage & { originalUrl?: string }) => UNLOGGED.has(req.originalUrl ?? req.url ?? '') },
     serializers: {
       req: (req: { id: string; method: string; url: string; headers: Record<string, unknown> }) => ({
         id: req.id,
@@ -42,5 +45,7 @@ export function requestLogging(env: Env): Params {
     },
   };
   const destination = logDestination(env);
-  return { pinoHttp: destination ? [options, destination] : options };
+  // Every route: nestjs-pino's default path (`{/*splat}`) matches nothing under Fastify's middleware layer.
+  const forRoutes = [{ path: '{*path}', method: RequestMethod.ALL }];
+  return { pinoHttp: destination ? [options, destination] : options, forRoutes };
 }

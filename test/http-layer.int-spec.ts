@@ -1,5 +1,6 @@
 // The HTTP layer (Nest on Fastify) answers as the API contract says, also where Fastify's own
 // defaults differ: percent-encoding, long ids, trailing slashes, charsets, request ids, /docs assets.
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentWithTools, httpTool } from './support/fixtures.js';
 import { type TestApi, startTestApi } from './support/test-api.js';
@@ -60,6 +61,22 @@ describe('a JSON body', () => {
       headers: { 'content-type': 'application/json; charset=latin1' },
     });
     expectProblem(response, 415);
+  });
+
+  it('sent gzip-encoded is read inflated; bytes that are not gzip are a 400, an unknown encoding a 415', async () => {
+    const post = async (body: Uint8Array | string, encoding: string) => {
+      const response = await fetch(`${api.baseUrl}${ctx.base}/tool-calls`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ctx.agent}`, 'content-type': 'application/json', 'content-encoding': encoding },
+        body,
+      });
+      return { status: response.status, headers: response.headers, body: (await response.json()) as any };
+    };
+    const inflated = await post(gzipSync('{"dialog_id":"d","arguments":{}}'), 'gzip');
+    expectProblem(inflated, 422);
+    expect(inflated.body.errors.map((e: { path: string }) => e.path)).toContain('tool');
+    expectProblem(await post('{"dialog_id":"d"}', 'gzip'), 400);
+    expectProblem(await post('{"dialog_id":"d"}', 'compress'), 415);
   });
 
   it('that is a bare JSON value, not an object or array, is a 400 problem', async () => {

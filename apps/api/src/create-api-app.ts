@@ -1,28 +1,42 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication, NestExpressBodyParserOptionsFor } from '@nestjs/platform-express';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import type { Env } from '../../../libs/config/src/index.js';
 import { ApiModule } from './app.module.js';
 import { mountQueueDashboard } from './admin/queues/queue-dashboard.js';
-import { answerClientErrorsWithProblems } from './common/client-error-problem.js';
-import { refuseInvalidUtf8 } from './common/utf8-body.js';
+import { answerBadUrlWithProblem, answerClientErrorWithProblem } from './common/client-error-problem.js';
+import { acceptJsonBodiesOnly } from './common/json-body.js';
+import { echoRequestId, requestIdOf } from './common/request-logging.js';
 
-/** Builds the API application (routes, body limits, errors, /docs); the caller listens. */
+/** Node's own HTTP server timeouts (Fastify's defaults differ): keep-alive 5 s, a whole request 300 s. */
+const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+const REQUEST_TIMEOUT_MS = 300_000;
+
+/** Builds the API application on Fastify (routes, body limits, errors, /docs); the caller listens. */
 export async function createApiApp(env: Env): Promise<INestApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(ApiModule.forRoot(env), {
+  const adapter = new FastifyAdapter({
+    bodyLimit: 1024 * 1024,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    clientErrorHandler: answerClientErrorWithProblem,
+    frameworkErrors: answerBadUrlWithProblem,
+    // Ids in paths are checked by the routes (404 when unknown), not cut off at Fastify's 100 characters.
+    routerOptions: { maxParamLength: 16 * 1024, ignoreTrailingSlash: true },
+    return503OnClosing: false,
+    genReqId: requestIdOf,
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(env), adapter, {
     bodyParser: false,
     bufferLogs: true,
   });
   app.useLogger(app.get(Logger));
-  // Nest reserves `verify` for its rawBody option (unused here) and hides it from the type; express.json takes it.
-  app.useBodyParser('json', { limit: '1mb', verify: refuseInvalidUtf8 } as NestExpressBodyParserOptionsFor<'json'>);
-  answerClientErrorsWithProblems(app.getHttpServer());
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  mountQueueDashboard(app);
+  const fastify = app.getHttpAdapter().getInstance();
+  echoRequestId(fastify);
+  acceptJsonBodiesOnly(fastify);
+  await mountQueueDashboard(app);
 
   const document = SwaggerModule.createDocument(
     app,

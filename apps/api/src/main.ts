@@ -10,7 +10,8 @@ const env = loadEnvOrExit();
 const app = await createApiApp(env);
 const logger = new Logger('Api');
 for (const warning of developmentDefaultsInUse(env)) new Logger('Configuration').warn(`WARNING: ${warning}`);
-await app.listen(env.PORT);
+// Every interface, IPv4 and IPv6, as Node's own listen(port) does (Fastify would pick localhost only).
+await app.listen(env.PORT, '::');
 logger.log(`Toolgate API on ${env.PUBLIC_BASE_URL} (docs: ${env.PUBLIC_BASE_URL}/docs)`);
 
 // SIGTERM: stop accepting, let requests in flight finish (an instant call records its attempt),

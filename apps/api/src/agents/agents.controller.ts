@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiHeader, ApiTags } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import {
   AcceptToolCall, CancelToolCall, GetAgentToolCall, IdempotentRequests, ListAgentTools, presentAgentTool,
@@ -39,7 +39,7 @@ export class AgentsController {
     @AgentAuth() agent: AgentIdentity,
     @Body(new ZodValidationPipe(ToolCallSchema)) body: z.output<typeof ToolCallSchema>,
     @Headers('idempotency-key') idempotencyKeyHeader: string | undefined,
-    @Res({ passthrough: true }) response: Response,
+    @Res({ passthrough: true }) response: FastifyReply,
   ) {
     const { 'Idempotency-Key': idempotencyKey } = idempotencyHeaderPipe.transform({ 'Idempotency-Key': idempotencyKeyHeader });
     const accept = async () => {
@@ -53,8 +53,8 @@ export class AgentsController {
     const answer = idempotencyKey
       ? await this.idempotentRequests.run(agent, idempotencyKey, body, accept)
       : { ...(await accept()), replayed: false };
-    response.status(answer.status);
-    if (answer.replayed) response.setHeader('Idempotent-Replayed', 'true');
+    response.code(answer.status);
+    if (answer.replayed) response.header('Idempotent-Replayed', 'true');
     return answer.body;
   }
 
@@ -63,10 +63,10 @@ export class AgentsController {
     @AgentAuth() agent: AgentIdentity,
     @Param('call_id') callId: string,
     @Query(new ZodValidationPipe(WaitQuerySchema)) query: z.output<typeof WaitQuerySchema>,
-    @Req() request: Request,
+    @Req() request: FastifyRequest,
   ) {
     const disconnected = new AbortController();
-    request.once('close', () => disconnected.abort());
+    request.raw.once('close', () => disconnected.abort());
     return presentAgentCall(await this.getAgentToolCall.execute(agent, callId, query.wait * 1000, disconnected.signal));
   }
 

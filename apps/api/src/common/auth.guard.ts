@@ -1,6 +1,6 @@
 import { type CanActivate, type ExecutionContext, Injectable, SetMetadata, createParamDecorator } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 import { DomainError, ErrorCode } from '../../../../libs/domain/src/index.js';
 import { type AuthClaims, type Role, TokenVerifier } from './token-verifier.js';
 
@@ -9,7 +9,7 @@ const ROLE_KEY = 'toolgate:role';
 /** The role a route needs. Routes without it are public (health, docs). */
 export const Auth = (role: Role) => SetMetadata(ROLE_KEY, role);
 
-type AuthedRequest = Request & { auth?: AuthClaims };
+type AuthedRequest = FastifyRequest & { auth?: AuthClaims };
 
 /**
  * Checks the token and its role; a project or agent token reaches only its own path: another

@@ -1,5 +1,5 @@
-import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCode } from '../../../../libs/domain/src/index.js';
 import { problem } from './problem-details.filter.js';
 
@@ -13,18 +13,30 @@ const REFUSALS: Record<string, [status: number, code: string, reason: string, de
 };
 
 /**
- * Requests Node's HTTP parser refuses before the app sees them (headers over 16 KiB, broken
- * HTTP) get a problem+json too, with the statuses Node itself would send (431, 408, 400).
+ * The HTTP server's `clientError` answer: requests Node's HTTP parser refuses before the app sees
+ * them (headers over 16 KiB, broken HTTP) get a problem+json too, with the statuses Node itself
+ * would send (431, 408, 400).
  */
-export function answerClientErrorsWithProblems(server: Server): void {
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    if (error.code === 'ECONNRESET' || !socket.writable) {
-      socket.destroy();
-      return;
-    }
-    const [status, code, reason, detail] = REFUSALS[error.code ?? ''] ?? REFUSALS.default;
-    const body = JSON.stringify({ ...problem(status, code, detail), title: reason });
-    const head = `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}`;
-    socket.end(`${head}\r\nConnection: close\r\n\r\n${body}`);
-  });
+export function answerClientErrorWithProblem(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, code, reason, detail] = REFUSALS[error.code ?? ''] ?? REFUSALS.default;
+  const body = JSON.stringify({ ...problem(status, code, detail), title: reason });
+  const head = `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}`;
+  socket.end(`${head}\r\nConnection: close\r\n\r\n${body}`);
+}
+
+/**
+ * Fastify's `frameworkErrors`: a URL it cannot route (bad percent-encoding) is refused before Nest
+ * sees it, and gets the problem+json the exception filter gives a URIError.
+ */
+export function answerBadUrlWithProblem(error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply): void {
+  const detail = error.code === 'FST_ERR_BAD_URL' ? 'The URL is not correctly percent-encoded.' : 'The URL cannot be routed: see /docs for the API.';
+  void reply
+    .code(400)
+    .header('X-Request-Id', request.id)
+    .type('application/problem+json; charset=utf-8')
+    .send(JSON.stringify(problem(400, ErrorCode.BadRequest, detail)));
 }

@@ -1,6 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
-import type { Response } from 'express';
 import { DomainError, ErrorCode, type FieldProblem } from '../../../../libs/domain/src/index.js';
 import { isDatabaseUnavailable } from '../../../../libs/persistence/src/index.js';
 
@@ -62,18 +62,22 @@ function bodyParserType(error: HttpException): string | undefined {
 export class ProblemDetailsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
 
+  constructor(private readonly adapterHost: HttpAdapterHost) {}
+
   catch(error: unknown, host: ArgumentsHost): void {
-    const response = host.switchToHttp().getResponse<Response>();
+    const http = this.adapterHost.httpAdapter;
+    const response: unknown = host.switchToHttp().getResponse();
     const requestId = host.switchToHttp().getRequest<{ id?: unknown }>().id;
     const body = this.toProblem(error, typeof requestId === 'string' ? requestId : randomUUID());
-    if (response.headersSent) {
-      response.end();
+    if (http.isHeadersSent(response)) {
+      http.end(response);
       return;
     }
     const retryAfterS = error instanceof DomainError && error.retryAfterS !== undefined ? error.retryAfterS : undefined;
-    if (retryAfterS !== undefined) response.setHeader('Retry-After', String(retryAfterS));
-    else if (body.status === 503) response.setHeader('Retry-After', String(RETRY_AFTER_S));
-    response.status(body.status).type('application/problem+json').send(JSON.stringify(body));
+    if (retryAfterS !== undefined) http.setHeader(response, 'Retry-After', String(retryAfterS));
+    else if (body.status === 503) http.setHeader(response, 'Retry-After', String(RETRY_AFTER_S));
+    http.setHeader(response, 'Content-Type', 'application/problem+json; charset=utf-8');
+    http.reply(response, JSON.stringify(body), body.status);
   }
 
   private toProblem(error: unknown, requestId: string): ProblemDetails {

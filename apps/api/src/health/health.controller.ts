@@ -1,6 +1,6 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import type { Redis } from 'ioredis';
 import { PrismaService } from '../../../../libs/persistence/src/index.js';
 import { REDIS_PROBE } from '../../../../libs/queue/src/index.js';
@@ -27,20 +27,20 @@ export class HealthController {
 
   /** 200 when Postgres and Redis answer; 503 naming what is down otherwise. */
   @Get('ready')
-  async ready(@Res() response: Response): Promise<void> {
+  async ready(@Res() response: FastifyReply): Promise<void> {
     const [postgres, redis] = await Promise.all([
       withTimeout(this.prisma.$queryRaw`SELECT 1`).then(() => 'up' as const, () => 'down' as const),
       withTimeout(this.redis.ping()).then(() => 'up' as const, () => 'down' as const),
     ]);
     const checks = { postgres, redis };
     if (postgres === 'up' && redis === 'up') {
-      response.status(200).json({ status: 'ready', checks });
+      void response.code(200).send({ status: 'ready', checks });
       return;
     }
     const down = Object.entries(checks).filter(([, state]) => state === 'down').map(([name]) => name);
-    response
-      .status(503)
-      .type('application/problem+json')
+    void response
+      .code(503)
+      .type('application/problem+json; charset=utf-8')
       .send(JSON.stringify({ ...problem(503, 'unavailable', `Not ready: ${down.join(' and ')} not reachable.`), checks }));
   }
 }

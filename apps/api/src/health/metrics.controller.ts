@@ -1,6 +1,6 @@
 import { Controller, Get, Injectable, type OnModuleInit, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { Metrics } from '../../../../libs/observability/src/index.js';
 import { DeliveryQueue } from '../../../../libs/queue/src/index.js';
 
@@ -29,7 +29,7 @@ export class MetricsController {
   constructor(private readonly metrics: Metrics) {}
 
   @Get()
-  async metricsText(@Res() response: Response): Promise<void> {
-    response.type(this.metrics.registry.contentType).send(await this.metrics.registry.metrics());
+  async metricsText(@Res() response: FastifyReply): Promise<void> {
+    void response.type(this.metrics.registry.contentType).send(await this.metrics.registry.metrics());
   }
 }

@@ -2,7 +2,8 @@ import { All, Controller, Inject, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { createMcpHandler, localhostAllowedHostnames, validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import type { Request, Response } from 'express';
+import type { IncomingMessage } from 'node:http';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ENV, type Env } from '../../../../libs/config/src/index.js';
 import { type FieldProblem, ListAgentTools, unstorableJsonProblems } from '../../../../libs/domain/src/index.js';
 import { CallEvents } from '../../../../libs/queue/src/index.js';
@@ -10,7 +11,8 @@ import { AgentAuth, type AgentIdentity, Auth } from '../common/auth.guard.js';
 import { problem } from '../common/problem-details.filter.js';
 import { type AgentMcpSession, AgentMcpServers, mcpRequestKey } from './agent-mcp-servers.js';
 
-type McpRequest = Request & { id?: unknown; auth?: { token: string; clientId: string; scopes: string[]; extra: { session: AgentMcpSession } } };
+/** The Node request the MCP SDK reads, with `auth` for the SDK's handler. */
+type McpNodeRequest = IncomingMessage & { auth?: { token: string; clientId: string; scopes: string[]; extra: { session: AgentMcpSession } } };
 
 function isCancellation(body: unknown): body is { params: { requestId: string | number } } {
   const message = body as { method?: unknown; id?: unknown; params?: { requestId?: unknown } } | undefined;
@@ -19,7 +21,7 @@ function isCancellation(body: unknown): body is { params: { requestId: string | 
 }
 
 /** The client's `Mcp-Session-Id`, where it sends one (this endpoint is stateless and issues none). */
-function clientSessionOf(req: Request): string | undefined {
+function clientSessionOf(req: FastifyRequest): string | undefined {
   const value = req.headers['mcp-session-id'];
   return typeof value === 'string' && value.length > 0 && value.length <= 200 ? value : undefined;
 }
@@ -57,18 +59,19 @@ export class AgentMcpController {
   }
 
   @All()
-  async serve(@AgentAuth() agent: AgentIdentity, @Req() req: McpRequest, @Res() res: Response): Promise<void> {
+  async serve(@AgentAuth() agent: AgentIdentity, @Req() req: FastifyRequest, @Res() res: FastifyReply): Promise<void> {
     const host = validateHostHeader(req.headers.host, this.allowedHosts);
     const origin = validateOriginHeader(req.headers.origin, this.allowedHosts);
     if (!host.ok || !origin.ok) {
       const detail = !host.ok ? `Host "${req.headers.host}" is not allowed` : `Origin "${req.headers.origin}" is not allowed`;
-      res.status(403).type('application/problem+json').send(JSON.stringify(problem(403, 'forbidden', `${detail}: add it to MCP_ALLOWED_ORIGINS.`)));
+      const body = JSON.stringify(problem(403, 'forbidden', `${detail}: add it to MCP_ALLOWED_ORIGINS.`));
+      void res.code(403).type('application/problem+json; charset=utf-8').send(body);
       return;
     }
     const problems = unstorableJsonProblems(req.body);
     if (problems.length > 0) {
       const answer = invalidParamsAnswer(req.body, problems);
-      res.status(answer.status).json(answer.body);
+      void res.code(answer.status).send(answer.body);
       return;
     }
     // A 2025-protocol client cancels with a separate POST, maybe to another replica: pass it on to all.
@@ -76,12 +79,15 @@ export class AgentMcpController {
     if (isCancellation(req.body)) {
       // Best effort: while Redis is away a cancel cannot travel, and the call still ends at its deadline.
       await this.events.publishCancel(mcpRequestKey(agent, clientSessionId, req.body.params.requestId)).catch(() => undefined);
-      res.status(202).end();
+      void res.code(202).send();
       return;
     }
     const tools = await this.listAgentTools.execute(agent);
-    const session: AgentMcpSession = { agent, tools, clientSessionId, requestId: String(req.id) };
-    req.auth = { token: '', clientId: agent.agentId, scopes: [], extra: { session } };
-    await this.handler(req, res, req.body);
+    const raw: McpNodeRequest = req.raw;
+    const session: AgentMcpSession = { agent, tools, clientSessionId, requestId: req.id };
+    raw.auth = { token: '', clientId: agent.agentId, scopes: [], extra: { session } };
+    // The SDK writes the Node response itself: Fastify must not send one too.
+    res.hijack();
+    await this.handler(raw, res.raw, req.body);
   }
 }

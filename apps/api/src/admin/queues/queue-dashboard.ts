@@ -1,8 +1,8 @@
-import type { INestApplication } from '@nestjs/common';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import { ExpressAdapter } from '@bull-board/express';
-import type { NextFunction, Request, Response } from 'express';
+import { FastifyAdapter } from '@bull-board/fastify';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ENV, type Env } from '../../../../../libs/config/src/index.js';
 import { DomainError } from '../../../../../libs/domain/src/index.js';
 import { DeliveryQueue } from '../../../../../libs/queue/src/index.js';
@@ -25,37 +25,40 @@ function cookieToken(header: string | undefined): string | undefined {
  * `/admin/queues?token=<operator JWT>` once: the token moves into an HttpOnly cookie scoped to
  * /admin and the URL is cleaned; API clients send `Authorization: Bearer` as everywhere else.
  */
-export function mountQueueDashboard(app: INestApplication): void {
+export async function mountQueueDashboard(app: NestFastifyApplication): Promise<void> {
   const env = app.get<Env>(ENV);
   const verifier = app.get(TokenVerifier);
-  const serverAdapter = new ExpressAdapter();
+  const serverAdapter = new FastifyAdapter();
   serverAdapter.setBasePath(DASHBOARD_PATH);
   createBullBoard({ queues: [new BullMQAdapter(app.get(DeliveryQueue).queue)], serverAdapter });
 
-  const refuse = (res: Response, status: number, code: string, detail: string) =>
-    res.status(status).type('application/problem+json').send(JSON.stringify(problem(status, code, detail)));
+  const refuse = (reply: FastifyReply, status: number, code: string, detail: string) =>
+    reply.code(status).type('application/problem+json; charset=utf-8').send(JSON.stringify(problem(status, code, detail)));
 
-  const operatorOnly = async (req: Request, res: Response, next: NextFunction) => {
-    const fromQuery = typeof req.query.token === 'string' ? req.query.token : undefined;
+  const operatorOnly = async (req: FastifyRequest, reply: FastifyReply) => {
+    const query = req.query as Record<string, unknown>;
+    const fromQuery = typeof query.token === 'string' ? query.token : undefined;
     const token = fromQuery ?? cookieToken(req.headers.cookie);
     // A bearer header wins; then only it was verified, and the query token must not become the cookie.
     const fromQueryVerified = !req.headers.authorization && fromQuery !== undefined;
     const authorization = req.headers.authorization ?? (token ? `Bearer ${token}` : undefined);
     try {
       const claims = await verifier.verify(authorization);
-      if (claims.role !== 'operator') return refuse(res, 403, 'forbidden', `The queue dashboard needs an operator token; this one is a ${claims.role} token.`);
+      if (claims.role !== 'operator') return refuse(reply, 403, 'forbidden', `The queue dashboard needs an operator token; this one is a ${claims.role} token.`);
     } catch (error) {
       if (error instanceof DomainError) {
-        return refuse(res, 401, 'unauthenticated', `${error.detail} Open ${DASHBOARD_PATH}?token=<operator token> (npm run token -- operator).`);
+        return refuse(reply, 401, 'unauthenticated', `${error.detail} Open ${DASHBOARD_PATH}?token=<operator token> (npm run token -- operator).`);
       }
-      return next(error);
+      throw error;
     }
     if (fromQueryVerified) {
       const secure = env.PUBLIC_BASE_URL.startsWith('https:') ? '; Secure' : '';
-      res.setHeader('Set-Cookie', `${COOKIE}=${fromQuery}; HttpOnly; SameSite=Strict; Path=/admin; Max-Age=43200${secure}`);
-      return res.redirect(303, DASHBOARD_PATH);
+      reply.header('Set-Cookie', `${COOKIE}=${fromQuery}; HttpOnly; SameSite=Strict; Path=/admin; Max-Age=43200${secure}`);
+      return reply.redirect(DASHBOARD_PATH, 303);
     }
-    next();
   };
-  app.use(DASHBOARD_PATH, operatorOnly, serverAdapter.getRouter());
+  await app.register(async (scope: FastifyInstance) => {
+    scope.addHook('onRequest', operatorOnly);
+    await scope.register(serverAdapter.registerPlugin());
+  }, { prefix: DASHBOARD_PATH });
 }

@@ -103,6 +103,30 @@ describe('the hot path on pg prepared statements', () => {
     expect(await calls.claim(draft.id, 1, 1, deadline, new Date(deadline.getTime() + 1))).not.toBeNull(); // past its deadline
   });
 
+  it('claims for delivery with the app and, until the body is stored, the instance, as Prisma reads them', async () => {
+    const ctx = await deliveredCall();
+    const nest = stack.api.app;
+    const prisma = nest.get(PrismaService);
+    const calls = nest.get(ToolCallsRepository);
+    const read = () => prisma.toolCall.findUniqueOrThrow({ where: { id: ctx.callId } });
+    const app = await prisma.app.findUnique({ where: { id: ctx.app.id } });
+    const instance = await prisma.toolInstance.findUnique({ where: { id: ctx.instanceId }, include: { installation: { include: { app: true } }, httpTool: true } });
+    const deadline = new Date(Date.now() + 60_000);
+    const requeue = (bodyEnc: string | null) =>
+      prisma.toolCall.update({ where: { id: ctx.callId }, data: { status: 'queued', nextAttemptN: 3, bodyEnc } });
+
+    expect(await calls.claimForDelivery(ctx.callId, 1, 3, deadline)).toBeNull(); // succeeded: nothing to claim
+    await requeue(null);
+    expect(await calls.claimForDelivery(ctx.callId, 1, 2, deadline)).toBeNull(); // not the attempt due
+    const first = await calls.claimForDelivery(ctx.callId, 1, 3, deadline);
+    expect(first).toStrictEqual({ call: await read(), app, instance });
+    expect(first?.call).toMatchObject({ status: 'in_progress', attemptDeadline: deadline });
+    expect(await calls.claimForDelivery(ctx.callId, 1, 3, deadline)).toBeNull(); // a live attempt holds it
+
+    await requeue('stored-body');
+    expect(await calls.claimForDelivery(ctx.callId, 1, 3, deadline)).toStrictEqual({ call: await read(), app, instance: null });
+  });
+
   it('runs Prisma and the hot path on one pool: the module gives Prisma the pool the repositories use', async () => {
     const db = new DatabasePool(stack.api.databaseUrl);
     const prisma = new PrismaService(db);

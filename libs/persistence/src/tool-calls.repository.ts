@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DatabasePool, utc } from './database-pool.js';
-import { Prisma, type ToolCall, type ToolCallAttempt } from './generated/client.js';
+import { type App, Prisma, type ToolCall, type ToolCallAttempt } from './generated/client.js';
 import { type Page, type PageRequest, toPage } from './page.js';
 import { PrismaService } from './prisma.service.js';
+import { APP_COLUMNS, HTTP_TOOL_COLUMNS, INSTALLATION_COLUMNS, TOOL_CALL_COLUMNS, TOOL_INSTANCE_COLUMNS, pick } from './sql-columns.js';
 import { storableJsonText, storableText } from './storable.js';
 import { TOOL_CALL_STATEMENTS as SQL, newToolCallValues } from './tool-calls.statements.js';
+import type { AgentToolInstance } from './tool-instances.repository.js';
 
 export const ACTIVE_STATUSES = ['queued', 'in_progress'] as const;
 export type ToolCallWithAttempts = ToolCall & { attempts: ToolCallAttempt[] };
@@ -28,6 +30,13 @@ export interface CallOutcome {
   resultText: string | null;
   error: unknown;
   finishedAt: Date | null;
+}
+
+/** A claimed call with what its attempt needs: the app, and the instance while the call has no stored body. */
+export interface ClaimedCall {
+  call: ToolCall;
+  app: App | null;
+  instance: AgentToolInstance | null;
 }
 
 export interface ToolCallFilters {
@@ -91,6 +100,21 @@ export class ToolCallsRepository {
   async claim(callId: string, round: number, n: number, deadline: Date, now = new Date()): Promise<ToolCall | null> {
     const [claimed] = await this.db.rows<ToolCall>(SQL.claim, [callId, round, n, utc(deadline), utc(now)]);
     return claimed ?? null;
+  }
+
+  /** `claim`, reading in the same statement the app and (until the body is stored) the instance. */
+  async claimForDelivery(callId: string, round: number, n: number, deadline: Date, now = new Date()): Promise<ClaimedCall | null> {
+    const [row] = await this.db.rows<Record<string, unknown>>(SQL.claimForDelivery, [callId, round, n, utc(deadline), utc(now)]);
+    if (!row) return null;
+    return {
+      call: pick(row, TOOL_CALL_COLUMNS, ''),
+      app: row['a.id'] === null ? null : pick(row, APP_COLUMNS, 'a.'),
+      instance: row['i.id'] === null ? null : {
+        ...pick(row, TOOL_INSTANCE_COLUMNS, 'i.'),
+        installation: { ...pick(row, INSTALLATION_COLUMNS, 'n.'), app: pick(row, APP_COLUMNS, 'na.') },
+        httpTool: row['h.id'] === null ? null : pick(row, HTTP_TOOL_COLUMNS, 'h.'),
+      },
+    };
   }
 
   async storeBody(callId: string, bodyEnc: string): Promise<void> {

@@ -1,7 +1,7 @@
 import type { Statement } from './database-pool.js';
 import { utc } from './database-pool.js';
 import { Prisma, type ToolCall } from './generated/client.js';
-import { TOOL_CALL_COLUMNS, selectList } from './sql-columns.js';
+import { APP_COLUMNS, HTTP_TOOL_COLUMNS, INSTALLATION_COLUMNS, TOOL_CALL_COLUMNS, TOOL_INSTANCE_COLUMNS, selectList } from './sql-columns.js';
 
 /** The fields of a new call, as the repository's create takes them. */
 type NewToolCall = Prisma.ToolCallUncheckedCreateInput;
@@ -9,6 +9,14 @@ type NewToolCall = Prisma.ToolCallUncheckedCreateInput;
 const CALL = selectList(TOOL_CALL_COLUMNS);
 const FIELDS = Object.keys(TOOL_CALL_COLUMNS) as (keyof ToolCall)[];
 const JSON_FIELDS = new Set<keyof ToolCall>(['arguments', 'result', 'error']);
+
+/**
+ * Takes attempt $3 of round $2 if it is due and no live attempt holds the call; $5 is now: the
+ * deadline a live attempt holds the call until is compared with it, and it is the row's updated_at.
+ */
+const CLAIM = `UPDATE tool_calls SET status = 'in_progress', attempt_deadline = $4, updated_at = $5
+  WHERE id = $1 AND round = $2 AND next_attempt_n = $3
+    AND (status = 'queued' OR (status = 'in_progress' AND attempt_deadline < $5))`;
 
 /** The statements of a call's hot path (accept, claim, body, attempt), each prepared once per connection. */
 export const TOOL_CALL_STATEMENTS = {
@@ -23,13 +31,20 @@ export const TOOL_CALL_STATEMENTS = {
     name: 'tool_calls_get_for_agent',
     text: `SELECT ${CALL} FROM tool_calls WHERE id = $1 AND project_id = $2 AND agent_id = $3`,
   },
-  // $5 is now: the deadline a live attempt holds the call until, and the row's updated_at.
-  claim: {
-    name: 'tool_calls_claim',
-    text: `UPDATE tool_calls SET status = 'in_progress', attempt_deadline = $4, updated_at = $5
-      WHERE id = $1 AND round = $2 AND next_attempt_n = $3
-        AND (status = 'queued' OR (status = 'in_progress' AND attempt_deadline < $5))
-      RETURNING ${CALL}`,
+  claim: { name: 'tool_calls_claim', text: `${CLAIM} RETURNING ${CALL}` },
+  // The claim with what the attempt reads next: the app (its secrets), and the instance while no body is stored.
+  claimForDelivery: {
+    name: 'tool_calls_claim_for_delivery',
+    text: `WITH claimed AS (${CLAIM} RETURNING *)
+      SELECT ${selectList(TOOL_CALL_COLUMNS, 'c')}, ${selectList(APP_COLUMNS, 'a', 'a.')},
+        ${selectList(TOOL_INSTANCE_COLUMNS, 'i', 'i.')}, ${selectList(INSTALLATION_COLUMNS, 'n', 'n.')},
+        ${selectList(APP_COLUMNS, 'na', 'na.')}, ${selectList(HTTP_TOOL_COLUMNS, 'h', 'h.')}
+      FROM claimed c
+      LEFT JOIN apps a ON a.id = c.app_id
+      LEFT JOIN tool_instances i ON c.body_enc IS NULL AND i.id = c.tool_instance_id
+      LEFT JOIN installations n ON n.id = i.installation_id
+      LEFT JOIN apps na ON na.id = n.app_id
+      LEFT JOIN http_tools h ON h.id = i.http_tool_id`,
   },
   storeBody: { name: 'tool_calls_store_body', text: 'UPDATE tool_calls SET body_enc = $2, updated_at = $3 WHERE id = $1 RETURNING id' },
   recordAttempt: {

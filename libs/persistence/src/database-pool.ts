@@ -75,3 +75,9 @@ export function utc(date: Date | string | null | undefined): string | null {
   if (date === null || date === undefined) return null;
   return typeof date === 'string' ? date : date.toISOString();
 }
+
+/** Postgres refused a statement's values (SQLSTATE 22: data exception, 54: a limit such as nesting). */
+export function isRefusedValue(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('22') || code.startsWith('54'));
+}

@@ -1,5 +1,8 @@
 import type { App, HttpTool, Installation, ToolCall, ToolInstance } from './generated/client.js';
 
+/** An instance with its installation, the installation's app, and its HTTP tool (null for an MCP tool). */
+export type InstanceWithTool = ToolInstance & { installation: Installation & { app: App }; httpTool: HttpTool | null };
+
 /** A table's columns by the field name Prisma gives them: the mapping between a row and a Prisma-shaped object. */
 type Columns<T> = { readonly [K in keyof T]-?: string };
 
@@ -55,4 +58,23 @@ export function pick<T>(row: Record<string, unknown>, columns: Columns<T>, prefi
   const picked: Record<string, unknown> = {};
   for (const field of Object.keys(columns)) picked[field] = row[`${prefix}${field}`];
   return picked as T;
+}
+
+/**
+ * The columns of an instance (alias `i`) with its installation (`n`), that one's app (`na`) and its
+ * HTTP tool (`h`), for a query that joins them; `instanceWithTool` reads them back.
+ */
+export const INSTANCE_WITH_TOOL_SELECT = [
+  selectList(TOOL_INSTANCE_COLUMNS, 'i', 'i.'), selectList(INSTALLATION_COLUMNS, 'n', 'n.'),
+  selectList(APP_COLUMNS, 'na', 'na.'), selectList(HTTP_TOOL_COLUMNS, 'h', 'h.'),
+].join(', ');
+
+/** The instance of a row selected with INSTANCE_WITH_TOOL_SELECT; null when the join found none. */
+export function instanceWithTool(row: Record<string, unknown>): InstanceWithTool | null {
+  if (row['i.id'] === null) return null;
+  return {
+    ...pick(row, TOOL_INSTANCE_COLUMNS, 'i.'),
+    installation: { ...pick(row, INSTALLATION_COLUMNS, 'n.'), app: pick(row, APP_COLUMNS, 'na.') },
+    httpTool: row['h.id'] === null ? null : pick(row, HTTP_TOOL_COLUMNS, 'h.'),
+  };
 }

@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { DatabasePool, utc } from './database-pool.js';
+import { DatabasePool, isRefusedValue, utc } from './database-pool.js';
 import { type App, Prisma, type ToolCall, type ToolCallAttempt } from './generated/client.js';
 import { type Page, type PageRequest, toPage } from './page.js';
 import { PrismaService } from './prisma.service.js';
-import { APP_COLUMNS, HTTP_TOOL_COLUMNS, INSTALLATION_COLUMNS, TOOL_CALL_COLUMNS, TOOL_INSTANCE_COLUMNS, pick } from './sql-columns.js';
+import { APP_COLUMNS, type InstanceWithTool, TOOL_CALL_COLUMNS, instanceWithTool, pick } from './sql-columns.js';
 import { storableJsonText, storableText } from './storable.js';
 import { TOOL_CALL_STATEMENTS as SQL, newToolCallValues } from './tool-calls.statements.js';
-import type { AgentToolInstance } from './tool-instances.repository.js';
 
 export const ACTIVE_STATUSES = ['queued', 'in_progress'] as const;
 export type ToolCallWithAttempts = ToolCall & { attempts: ToolCallAttempt[] };
@@ -36,7 +35,7 @@ export interface CallOutcome {
 export interface ClaimedCall {
   call: ToolCall;
   app: App | null;
-  instance: AgentToolInstance | null;
+  instance: InstanceWithTool | null;
 }
 
 export interface ToolCallFilters {
@@ -109,11 +108,7 @@ export class ToolCallsRepository {
     return {
       call: pick(row, TOOL_CALL_COLUMNS, ''),
       app: row['a.id'] === null ? null : pick(row, APP_COLUMNS, 'a.'),
-      instance: row['i.id'] === null ? null : {
-        ...pick(row, TOOL_INSTANCE_COLUMNS, 'i.'),
-        installation: { ...pick(row, INSTALLATION_COLUMNS, 'n.'), app: pick(row, APP_COLUMNS, 'na.') },
-        httpTool: row['h.id'] === null ? null : pick(row, HTTP_TOOL_COLUMNS, 'h.'),
-      },
+      instance: instanceWithTool(row),
     };
   }
 
@@ -139,7 +134,7 @@ export class ToolCallsRepository {
     try {
       return await this.writeAttempt(callId, round, n, attempt, outcome, attemptId);
     } catch (error) {
-      if (!isDataError(error)) throw error;
+      if (!isDataError(error) && !isRefusedValue(error)) throw error;
       const note = 'the details could not be recorded';
       const kind = (outcome.error as { kind?: unknown } | null)?.kind;
       const minimal: CallOutcome = {
@@ -240,7 +235,7 @@ export class ToolCallsRepository {
 /** Postgres refused the values (SQLSTATE 22: data exception, 54: a limit such as nesting), not the connection. */
 function isDataError(error: unknown): boolean {
   if (error instanceof RangeError || error instanceof TypeError) return true; // the values could not even be serialized
-  const { code: sqlState, meta } = error as { code?: unknown; meta?: { driverAdapterError?: { cause?: { originalCode?: string } } } };
-  const code = typeof sqlState === 'string' ? sqlState : (meta?.driverAdapterError?.cause?.originalCode ?? '');
+  const meta = (error as { meta?: { driverAdapterError?: { cause?: { originalCode?: string } } } }).meta;
+  const code = meta?.driverAdapterError?.cause?.originalCode ?? '';
   return code.startsWith('22') || code.startsWith('54');
 }

@@ -1,7 +1,7 @@
 import type { Statement } from './database-pool.js';
 import { utc } from './database-pool.js';
 import { Prisma, type ToolCall } from './generated/client.js';
-import { APP_COLUMNS, HTTP_TOOL_COLUMNS, INSTALLATION_COLUMNS, TOOL_CALL_COLUMNS, TOOL_INSTANCE_COLUMNS, selectList } from './sql-columns.js';
+import { APP_COLUMNS, INSTANCE_WITH_TOOL_SELECT, TOOL_CALL_COLUMNS, selectList } from './sql-columns.js';
 
 /** The fields of a new call, as the repository's create takes them. */
 type NewToolCall = Prisma.ToolCallUncheckedCreateInput;
@@ -36,9 +36,7 @@ export const TOOL_CALL_STATEMENTS = {
   claimForDelivery: {
     name: 'tool_calls_claim_for_delivery',
     text: `WITH claimed AS (${CLAIM} RETURNING *)
-      SELECT ${selectList(TOOL_CALL_COLUMNS, 'c')}, ${selectList(APP_COLUMNS, 'a', 'a.')},
-        ${selectList(TOOL_INSTANCE_COLUMNS, 'i', 'i.')}, ${selectList(INSTALLATION_COLUMNS, 'n', 'n.')},
-        ${selectList(APP_COLUMNS, 'na', 'na.')}, ${selectList(HTTP_TOOL_COLUMNS, 'h', 'h.')}
+      SELECT ${selectList(TOOL_CALL_COLUMNS, 'c')}, ${selectList(APP_COLUMNS, 'a', 'a.')}, ${INSTANCE_WITH_TOOL_SELECT}
       FROM claimed c
       LEFT JOIN apps a ON a.id = c.app_id
       LEFT JOIN tool_instances i ON c.body_enc IS NULL AND i.id = c.tool_instance_id

@@ -1,21 +1,20 @@
 import { Injectable } from '@nestjs/common';
-import type { App, HttpTool, Installation, Prisma, ToolInstance } from './generated/client.js';
+import type { Prisma, ToolInstance } from './generated/client.js';
 import { type Page, type PageRequest, toPage } from './page.js';
 import { DatabasePool, type Statement } from './database-pool.js';
 import { PrismaService } from './prisma.service.js';
-import { APP_COLUMNS, HTTP_TOOL_COLUMNS, INSTALLATION_COLUMNS, TOOL_INSTANCE_COLUMNS, pick, selectList } from './sql-columns.js';
+import { INSTANCE_WITH_TOOL_SELECT, type InstanceWithTool, instanceWithTool } from './sql-columns.js';
 
 export type ToolInstanceRow = ToolInstance;
-export type AgentToolInstance = ToolInstance & { installation: Installation & { app: App }; httpTool: HttpTool | null };
+export type AgentToolInstance = InstanceWithTool;
 
 /** An instance with its installation, app and HTTP tool in one statement (a call's first attempt builds its body from it). */
 const GET_WITH_TOOL: Statement = {
   name: 'tool_instances_get_with_tool',
-  text: `SELECT ${selectList(TOOL_INSTANCE_COLUMNS, 'i')}, ${selectList(INSTALLATION_COLUMNS, 'n', 'n.')},
-      ${selectList(APP_COLUMNS, 'a', 'a.')}, ${selectList(HTTP_TOOL_COLUMNS, 'h', 'h.')}
+  text: `SELECT ${INSTANCE_WITH_TOOL_SELECT}
     FROM tool_instances i
     JOIN installations n ON n.id = i.installation_id
-    JOIN apps a ON a.id = n.app_id
+    JOIN apps na ON na.id = n.app_id
     LEFT JOIN http_tools h ON h.id = i.http_tool_id
     WHERE i.id = $1`,
 };
@@ -64,12 +63,7 @@ export class ToolInstancesRepository {
 
   async getWithTool(instanceId: string): Promise<AgentToolInstance | null> {
     const [row] = await this.db.rows<Record<string, unknown>>(GET_WITH_TOOL, [instanceId]);
-    if (!row) return null;
-    return {
-      ...pick(row, TOOL_INSTANCE_COLUMNS, ''),
-      installation: { ...pick(row, INSTALLATION_COLUMNS, 'n.'), app: pick(row, APP_COLUMNS, 'a.') },
-      httpTool: row['h.id'] === null ? null : pick(row, HTTP_TOOL_COLUMNS, 'h.'),
-    };
+    return row ? instanceWithTool(row) : null;
   }
 
   async countForAgentTool(agentId: string, installationId: string, toolName: string): Promise<number> {

@@ -10,6 +10,7 @@ import { agentWithTools, httpTool } from './support/fixtures.js';
 import { type TestStack, startTestStack } from './support/test-stack.js';
 import { WebhookHandler } from './support/webhook-handler.js';
 
+const WITH_TOOL = { installation: { include: { app: true } }, httpTool: true } as const;
 let stack: TestStack;
 let handler: WebhookHandler;
 
@@ -39,7 +40,8 @@ async function deliveredCall() {
     { instances: { find_customer: { title: 'Mine', configuration: { store: 's1' }, private_data: { token: 'tok-1' } } } },
   );
   handler.secrets = [ctx.app.webhook_secret];
-  handler.on(path, ({ attempt }) => (attempt < 2 ? { status: 503, body: 'busy' } : { status: 200, body: '{"found":[1,"ü",null]}', headers: { 'content-type': 'application/json' } }));
+  const found = { status: 200, body: '{"found":[1,"ü",null]}', headers: { 'content-type': 'application/json' } };
+  handler.on(path, ({ attempt }) => (attempt < 2 ? { status: 503, body: 'busy' } : found));
   const tool = `${ctx.app.name.replace(/-/g, '_')}_find_customer`;
   const accepted = await stack.api.request('POST', `${ctx.base}/tool-calls`, {
     token: ctx.agent,
@@ -71,9 +73,7 @@ describe('the hot path on pg prepared statements', () => {
     expect(await nest.get(AppsRepository).getById(ctx.app.id)).toStrictEqual(await prisma.app.findUnique({ where: { id: ctx.app.id } }));
     const withTool = await nest.get(ToolInstancesRepository).getWithTool(ctx.instanceId);
     expect(withTool?.httpTool).not.toBeNull();
-    expect(withTool).toStrictEqual(
-      await prisma.toolInstance.findUnique({ where: { id: ctx.instanceId }, include: { installation: { include: { app: true } }, httpTool: true } }),
-    );
+    expect(withTool).toStrictEqual(await prisma.toolInstance.findUnique({ where: { id: ctx.instanceId }, include: WITH_TOOL }));
   });
 
   it('creates and claims a call as Prisma would have stored and returned it', async () => {
@@ -110,7 +110,7 @@ describe('the hot path on pg prepared statements', () => {
     const calls = nest.get(ToolCallsRepository);
     const read = () => prisma.toolCall.findUniqueOrThrow({ where: { id: ctx.callId } });
     const app = await prisma.app.findUnique({ where: { id: ctx.app.id } });
-    const instance = await prisma.toolInstance.findUnique({ where: { id: ctx.instanceId }, include: { installation: { include: { app: true } }, httpTool: true } });
+    const instance = await prisma.toolInstance.findUnique({ where: { id: ctx.instanceId }, include: WITH_TOOL });
     const deadline = new Date(Date.now() + 60_000);
     const requeue = (bodyEnc: string | null) =>
       prisma.toolCall.update({ where: { id: ctx.callId }, data: { status: 'queued', nextAttemptN: 3, bodyEnc } });

@@ -18,7 +18,8 @@ export const TOOL_CALL_COLUMNS: Columns<ToolCall> = {
 
 export const APP_COLUMNS: Columns<App> = {
   id: 'id', developerId: 'developer_id', name: 'name', displayName: 'display_name', embeddedPageUrl: 'embedded_page_url',
-  developerPageUrl: 'developer_page_url', webhookSecretEnc: 'webhook_secret_enc', retiredWebhookSecrets: 'retired_webhook_secrets',
+  developerPageUrl: 'developer_page_url', webhookSecretEnc: 'webhook_secret_enc',
+  retiredWebhookSecrets: 'retired_webhook_secrets',
   agentToolsEnabled: 'agent_tools_enabled', agentToolsMode: 'agent_tools_mode', mcpUrl: 'mcp_url',
   mcpAuthHeaderName: 'mcp_auth_header_name', mcpAuthHeaderValueEnc: 'mcp_auth_header_value_enc',
   mcpSnapshotRefreshedAt: 'mcp_snapshot_refreshed_at', mcpSnapshotAttemptedAt: 'mcp_snapshot_attempted_at',
@@ -38,7 +39,8 @@ export const TOOL_INSTANCE_COLUMNS: Columns<ToolInstance> = {
 
 export const HTTP_TOOL_COLUMNS: Columns<HttpTool> = {
   id: 'id', appId: 'app_id', name: 'name', titleRu: 'title_ru', titleEn: 'title_en', descriptionRu: 'description_ru',
-  descriptionEn: 'description_en', responseDescriptionRu: 'response_description_ru', responseDescriptionEn: 'response_description_en',
+  descriptionEn: 'description_en', responseDescriptionRu: 'response_description_ru',
+  responseDescriptionEn: 'response_description_en',
   agentDescription: 'agent_description', handlerUrl: 'handler_url', parameters: 'parameters', configurable: 'configurable',
   allowMultiple: 'allow_multiple', executionMode: 'execution_mode', attemptTimeoutS: 'attempt_timeout_s',
   retryWindow: 'retry_window', createdAt: 'created_at', updatedAt: 'updated_at',

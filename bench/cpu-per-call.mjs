@@ -1,12 +1,15 @@
+#!/usr/bin/env node
 // Diagnostic (not part of run.mjs): CPU ms per call by process, instant then background calls
-// (20 in flight, N calls each) on one stack. Usage: node bench/cpu-per-call.mjs
+// (20 in flight, N each, after 300 to warm up) on one stack built in dist/. "postgres" is every
+// Postgres process of the machine, so other users of it count too. ~1 minute.
+// Usage: N=3000 node bench/cpu-per-call.mjs
 import { Client, Pool } from 'undici';
-const W = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
-const { CALL_ARGUMENTS } = await import(`${W}/bench/lib/body.mjs`);
-const { agentWith, constructorApp, httpTool } = await import(`${W}/bench/lib/fixtures.mjs`);
-const { killAllSync, stopAll } = await import(`${W}/bench/lib/procs.mjs`);
-const { startHandler, startRedis, startToolgate } = await import(`${W}/bench/lib/stack.mjs`);
-const { cpuProbe } = await import(`${W}/bench/lib/cpu.mjs`);
+import { CALL_ARGUMENTS } from './lib/body.mjs';
+import { cpuProbe } from './lib/cpu.mjs';
+import { agentWith, constructorApp, httpTool } from './lib/fixtures.mjs';
+import { killAllSync, stopAll } from './lib/procs.mjs';
+import { startHandler, startRedis, startToolgate } from './lib/stack.mjs';
+
 const N = Number(process.env.N ?? 3000);
 const C = 20;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -30,7 +33,11 @@ try {
     const burst = async (n) => {
       let i = 0;
       await Promise.all(Array.from({ length: C }, async () => {
-        while (i++ < n) { const r = await pool.request(request); await r.body.dump(); if (r.statusCode >= 300) throw new Error(`status ${r.statusCode}`); }
+        while (i++ < n) {
+          const response = await pool.request(request);
+          await response.body.dump();
+          if (response.statusCode >= 300) throw new Error(`status ${response.statusCode}`);
+        }
       }));
     };
     await burst(300);
@@ -40,8 +47,9 @@ try {
     await burst(N);
     while ((await count(path)) < 300 + N) await sleep(20);
     const r = probe.stop(N);
-    console.log(`${mode}: ${JSON.stringify(Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Number(v.toFixed(3))])))}`
-      + ` sum(api+worker+pg+redis)=${(r.api + r.worker + r.postgres + r.redis).toFixed(3)} ms/call, ${(N / r.wall_ms * 1000).toFixed(0)} calls/s`);
+    const figures = JSON.stringify(Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Number(v.toFixed(3))])));
+    const sum = (r.api + r.worker + r.postgres + r.redis).toFixed(3);
+    console.log(`${mode}: ${figures} sum(api+worker+pg+redis)=${sum} ms/call, ${((N / r.wall_ms) * 1000).toFixed(0)} calls/s`);
     await pool.close();
   }
 } finally {

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { type App, Prisma } from './generated/client.js';
 import { type Page, type PageRequest, toPage } from './page.js';
+import { DatabasePool, type Statement } from './database-pool.js';
 import { PrismaService } from './prisma.service.js';
+import { APP_COLUMNS, selectList } from './sql-columns.js';
 
 export type NewApp = Pick<App, 'id' | 'developerId' | 'name' | 'displayName' | 'webhookSecretEnc'>;
 
@@ -11,10 +13,16 @@ export interface RetiredWebhookSecret {
   valid_until: string;
 }
 
+/** The app of a call, read at each of its attempts. */
+const GET_BY_ID: Statement = { name: 'apps_get_by_id', text: `SELECT ${selectList(APP_COLUMNS)} FROM apps WHERE id = $1` };
+
 /** Apps, always looked up by their owner first: another developer's app is simply not found. */
 @Injectable()
 export class AppsRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly db: DatabasePool,
+  ) {}
 
   async create(app: NewApp): Promise<App> {
     return this.prisma.$transaction(async (tx) => {
@@ -85,6 +93,7 @@ export class AppsRepository {
   }
 
   async getById(appId: string): Promise<App | null> {
-    return this.prisma.app.findUnique({ where: { id: appId } });
+    const [app] = await this.db.rows<App>(GET_BY_ID, [appId]);
+    return app ?? null;
   }
 }

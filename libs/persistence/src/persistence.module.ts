@@ -8,6 +8,7 @@ import { IdempotencyKeysRepository } from './idempotency-keys.repository.js';
 import { InstallationsRepository } from './installations.repository.js';
 import { LaunchCodesRepository } from './launch-codes.repository.js';
 import { McpToolsRepository } from './mcp-tools.repository.js';
+import { DatabasePool } from './database-pool.js';
 import { PrismaService } from './prisma.service.js';
 import { ToolCallsRepository } from './tool-calls.repository.js';
 import { ToolInstancesRepository } from './tool-instances.repository.js';
@@ -22,15 +23,16 @@ const repositories = [
 @Module({
   providers: [
     {
-      provide: PrismaService,
+      provide: DatabasePool,
       inject: [ENV],
       useFactory: (env: Env) => {
         if (!env.DATABASE_URL) throw new Error('DATABASE_URL is not set: npm start sets it for the embedded Postgres');
-        return new PrismaService(env.DATABASE_URL);
+        return new DatabasePool(env.DATABASE_URL);
       },
     },
+    { provide: PrismaService, inject: [DatabasePool], useFactory: (pool: DatabasePool) => new PrismaService(pool) },
     ...repositories,
   ],
-  exports: [PrismaService, ...repositories],
+  exports: [DatabasePool, PrismaService, ...repositories],
 })
 export class PersistenceModule {}

@@ -1,29 +1,16 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from './generated/client.js';
-import { parseDatabaseUrl } from './database-url.js';
+import { DatabasePool } from './database-pool.js';
 
-/**
- * Bounds on every wait for Postgres: a connection, a statement on the server, and an answer on the
- * wire (a server that went silent). A request then fails within seconds and is answered 503.
- */
-export const DATABASE_TIMEOUTS = { connectMs: 2000, statementMs: 5000, answerMs: 6000 } as const;
-
-/** The one Prisma client of a process, on the `pg` driver adapter. */
+/** The one Prisma client of a process, on the `pg` driver adapter over the process's one pool. */
 @Injectable()
 export class PrismaService extends PrismaClient implements OnModuleDestroy {
-  constructor(databaseUrl: string) {
-    const { connectionString, schema } = parseDatabaseUrl(databaseUrl);
-    const pool = {
-      connectionString,
-      max: 20,
-      // search_path too, so that raw SQL finds the same tables as the generated queries.
-      options: `-c search_path=${schema}`,
-      connectionTimeoutMillis: DATABASE_TIMEOUTS.connectMs,
-      statement_timeout: DATABASE_TIMEOUTS.statementMs,
-      query_timeout: DATABASE_TIMEOUTS.answerMs,
-    };
-    super({ adapter: new PrismaPg(pool, { schema }) });
+  /** Given a URL (scripts, tests), it makes its own pool and ends it on $disconnect. */
+  constructor(database: DatabasePool | string) {
+    const owned = typeof database === 'string';
+    const db = owned ? new DatabasePool(database) : database;
+    super({ adapter: new PrismaPg(db.pool, { schema: db.schema, disposeExternalPool: owned }) });
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { DatabasePool } from './database-pool.js';
 import type { PrismaService } from './prisma.service.js';
 import { type AttemptRecord, type CallOutcome, ToolCallsRepository } from './tool-calls.repository.js';
 
@@ -14,25 +15,26 @@ const outcome: CallOutcome = {
   finishedAt: new Date(),
 };
 
-/** A Prisma whose raw queries fail with `failures` in turn, then answer one row; it keeps the values each got. */
-function prismaFailing(...failures: unknown[]) {
+/** A pool whose statements fail with `failures` in turn, then answer one row; it keeps the values each got. */
+function poolFailing(...failures: unknown[]) {
   const calls: unknown[][] = [];
-  const prisma = {
-    $queryRaw: async (_sql: TemplateStringsArray, ...values: unknown[]) => {
+  const db = {
+    rows: async (_statement: unknown, values: unknown[]) => {
       calls.push(values);
       const failure = failures.shift();
       if (failure) throw failure;
       return [{ id: 'call_1' }];
     },
   };
-  return { repository: new ToolCallsRepository(prisma as unknown as PrismaService), calls };
+  return { repository: new ToolCallsRepository({} as PrismaService, db as unknown as DatabasePool), calls };
 }
 
-const refused = (code: string) => Object.assign(new Error('Raw query failed'), { meta: { driverAdapterError: { cause: { originalCode: code } } } });
+/** What `pg` throws when Postgres refuses a value: the SQLSTATE in `code`. */
+const refused = (code: string) => Object.assign(new Error('invalid input'), { code });
 
 describe('recordAttempt', () => {
   it('stores a minimal record when Postgres refuses the values, instead of throwing into a job retry', async () => {
-    const { repository, calls } = prismaFailing(refused('22P05'));
+    const { repository, calls } = poolFailing(refused('22P05'));
     await expect(repository.recordAttempt('call_1', 1, 1, attempt, outcome, 'att_1')).resolves.toBe(true);
     expect(calls).toHaveLength(2);
     expect(calls[1]).toContain('[the details could not be recorded]');
@@ -40,7 +42,7 @@ describe('recordAttempt', () => {
   });
 
   it('keeps the kind of a failure in the minimal record', async () => {
-    const { repository, calls } = prismaFailing(refused('54001'));
+    const { repository, calls } = poolFailing(refused('54001'));
     const failed = { ...outcome, status: 'failed', result: null, resultText: null, error: { kind: 'http_status', message: 'odd' } };
     await repository.recordAttempt('call_1', 1, 1, { ...attempt, error: 'odd' }, failed, 'att_1');
     expect(calls[1]).toContain('{"kind":"http_status","message":"the details could not be recorded"}');
@@ -48,7 +50,7 @@ describe('recordAttempt', () => {
   });
 
   it('throws what is not about the values (Postgres away): the job is retried', async () => {
-    const { repository, calls } = prismaFailing(new Error('connection refused'));
+    const { repository, calls } = poolFailing(new Error('connection refused'));
     await expect(repository.recordAttempt('call_1', 1, 1, attempt, outcome, 'att_1')).rejects.toThrow('connection refused');
     expect(calls).toHaveLength(1);
   });

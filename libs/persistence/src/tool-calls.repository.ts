@@ -1,8 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma, type ToolCall, type ToolCallAttempt } from './generated/client.js';
+import { DatabasePool, isRefusedValue, utc } from './database-pool.js';
+import { type App, Prisma, type ToolCall, type ToolCallAttempt } from './generated/client.js';
 import { type Page, type PageRequest, toPage } from './page.js';
 import { PrismaService } from './prisma.service.js';
+import { APP_COLUMNS, type InstanceWithTool, TOOL_CALL_COLUMNS, instanceWithTool, pick } from './sql-columns.js';
 import { storableJsonText, storableText } from './storable.js';
+import { TOOL_CALL_STATEMENTS as SQL, newToolCallValues } from './tool-calls.statements.js';
 
 export const ACTIVE_STATUSES = ['queued', 'in_progress'] as const;
 export type ToolCallWithAttempts = ToolCall & { attempts: ToolCallAttempt[] };
@@ -28,6 +31,13 @@ export interface CallOutcome {
   finishedAt: Date | null;
 }
 
+/** A claimed call with what its attempt needs: the app, and the instance while the call has no stored body. */
+export interface ClaimedCall {
+  call: ToolCall;
+  app: App | null;
+  instance: InstanceWithTool | null;
+}
+
 export interface ToolCallFilters {
   status?: string;
   toolName?: string;
@@ -37,18 +47,24 @@ export interface ToolCallFilters {
 /** Tool calls: Postgres is the source of truth for each call's status and next attempt. */
 @Injectable()
 export class ToolCallsRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly db: DatabasePool,
+  ) {}
 
   async create(call: NewToolCall): Promise<ToolCall> {
-    return this.prisma.toolCall.create({ data: call });
+    const [created] = await this.db.rows<ToolCall>(SQL.create, newToolCallValues(call, new Date()));
+    return created;
   }
 
   async getById(callId: string): Promise<ToolCall | null> {
-    return this.prisma.toolCall.findUnique({ where: { id: callId } });
+    const [call] = await this.db.rows<ToolCall>(SQL.getById, [callId]);
+    return call ?? null;
   }
 
   async getForAgent(projectId: string, agentId: string, callId: string): Promise<ToolCall | null> {
-    return this.prisma.toolCall.findFirst({ where: { id: callId, projectId, agentId } });
+    const [call] = await this.db.rows<ToolCall>(SQL.getForAgent, [callId, projectId, agentId]);
+    return call ?? null;
   }
 
   async getForApp(developerId: string, appId: string, callId: string): Promise<ToolCallWithAttempts | null> {
@@ -81,20 +97,24 @@ export class ToolCallsRepository {
    * is taken again only past its attempt deadline: an attempt interrupted by a crash is made again.
    */
   async claim(callId: string, round: number, n: number, deadline: Date, now = new Date()): Promise<ToolCall | null> {
-    const [claimed] = await this.prisma.toolCall.updateManyAndReturn({
-      where: {
-        id: callId,
-        round,
-        nextAttemptN: n,
-        OR: [{ status: 'queued' }, { status: 'in_progress', attemptDeadline: { lt: now } }],
-      },
-      data: { status: 'in_progress', attemptDeadline: deadline },
-    });
+    const [claimed] = await this.db.rows<ToolCall>(SQL.claim, [callId, round, n, utc(deadline), utc(now)]);
     return claimed ?? null;
   }
 
+  /** `claim`, reading in the same statement the app and (until the body is stored) the instance. */
+  async claimForDelivery(callId: string, round: number, n: number, deadline: Date, now = new Date()): Promise<ClaimedCall | null> {
+    const [row] = await this.db.rows<Record<string, unknown>>(SQL.claimForDelivery, [callId, round, n, utc(deadline), utc(now)]);
+    if (!row) return null;
+    return {
+      call: pick(row, TOOL_CALL_COLUMNS, ''),
+      app: row['a.id'] === null ? null : pick(row, APP_COLUMNS, 'a.'),
+      instance: instanceWithTool(row),
+    };
+  }
+
   async storeBody(callId: string, bodyEnc: string): Promise<void> {
-    await this.prisma.toolCall.update({ where: { id: callId }, data: { bodyEnc } });
+    const stored = await this.db.rows(SQL.storeBody, [callId, bodyEnc, utc(new Date())]);
+    if (stored.length === 0) throw new Error(`call ${callId} is gone: its body was not stored`);
   }
 
   /**
@@ -114,7 +134,7 @@ export class ToolCallsRepository {
     try {
       return await this.writeAttempt(callId, round, n, attempt, outcome, attemptId);
     } catch (error) {
-      if (!isDataError(error)) throw error;
+      if (!isDataError(error) && !isRefusedValue(error)) throw error;
       const note = 'the details could not be recorded';
       const kind = (outcome.error as { kind?: unknown } | null)?.kind;
       const minimal: CallOutcome = {
@@ -137,21 +157,13 @@ export class ToolCallsRepository {
     attemptId: string,
   ): Promise<boolean> {
     const text = (value: string | null) => (value === null ? null : storableText(value));
-    const rows = await this.prisma.$queryRaw<{ id: string }[]>`
-      WITH attempt AS (
-        INSERT INTO tool_call_attempts (id, call_id, round, n, started_at, duration_ms, outcome, http_status, error, response_excerpt)
-        VALUES (${attemptId}, ${callId}, ${round}, ${n}, ${attempt.startedAt}, ${attempt.durationMs}, ${attempt.outcome},
-                ${attempt.httpStatus}, ${text(attempt.error)}, ${text(attempt.responseExcerpt)})
-        ON CONFLICT (call_id, round, n) DO UPDATE SET started_at = EXCLUDED.started_at, duration_ms = EXCLUDED.duration_ms,
-          outcome = EXCLUDED.outcome, http_status = EXCLUDED.http_status, error = EXCLUDED.error, response_excerpt = EXCLUDED.response_excerpt
-      )
-      UPDATE tool_calls SET
-        status = ${outcome.status}, next_attempt_n = ${outcome.nextAttemptN}, next_attempt_at = ${outcome.nextAttemptAt},
-        first_attempt_at = ${outcome.firstAttemptAt}, attempt_deadline = NULL, result = ${storableJsonText(outcome.result)}::jsonb,
-        result_text = ${text(outcome.resultText)}, error = ${storableJsonText(outcome.error)}::jsonb, finished_at = ${outcome.finishedAt},
-        updated_at = now()
-      WHERE id = ${callId} AND round = ${round} AND status = 'in_progress'
-      RETURNING id`;
+    const rows = await this.db.rows(SQL.recordAttempt, [
+      attemptId, callId, round, n, utc(attempt.startedAt), attempt.durationMs, attempt.outcome, attempt.httpStatus,
+      text(attempt.error), text(attempt.responseExcerpt),
+      outcome.status, outcome.nextAttemptN, utc(outcome.nextAttemptAt), utc(outcome.firstAttemptAt),
+      storableJsonText(outcome.result), text(outcome.resultText), storableJsonText(outcome.error), utc(outcome.finishedAt),
+      utc(new Date()),
+    ]);
     return rows.length > 0;
   }
 

@@ -1,15 +1,31 @@
 import { Injectable } from '@nestjs/common';
-import type { App, HttpTool, Installation, Prisma, ToolInstance } from './generated/client.js';
+import type { Prisma, ToolInstance } from './generated/client.js';
 import { type Page, type PageRequest, toPage } from './page.js';
+import { DatabasePool, type Statement } from './database-pool.js';
 import { PrismaService } from './prisma.service.js';
+import { INSTANCE_WITH_TOOL_SELECT, type InstanceWithTool, instanceWithTool } from './sql-columns.js';
 
 export type ToolInstanceRow = ToolInstance;
-export type AgentToolInstance = ToolInstance & { installation: Installation & { app: App }; httpTool: HttpTool | null };
+export type AgentToolInstance = InstanceWithTool;
+
+/** An instance with its installation, app and HTTP tool in one statement (a call's first attempt builds its body from it). */
+const GET_WITH_TOOL: Statement = {
+  name: 'tool_instances_get_with_tool',
+  text: `SELECT ${INSTANCE_WITH_TOOL_SELECT}
+    FROM tool_instances i
+    JOIN installations n ON n.id = i.installation_id
+    JOIN apps na ON na.id = n.app_id
+    LEFT JOIN http_tools h ON h.id = i.http_tool_id
+    WHERE i.id = $1`,
+};
 
 /** Tool instances: the tools projects gave their agents, looked up by project and agent first. */
 @Injectable()
 export class ToolInstancesRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly db: DatabasePool,
+  ) {}
 
   async create(data: Prisma.ToolInstanceUncheckedCreateInput): Promise<ToolInstance> {
     return this.prisma.toolInstance.create({ data });
@@ -46,10 +62,8 @@ export class ToolInstancesRepository {
   }
 
   async getWithTool(instanceId: string): Promise<AgentToolInstance | null> {
-    return this.prisma.toolInstance.findUnique({
-      where: { id: instanceId },
-      include: { installation: { include: { app: true } }, httpTool: true },
-    });
+    const [row] = await this.db.rows<Record<string, unknown>>(GET_WITH_TOOL, [instanceId]);
+    return row ? instanceWithTool(row) : null;
   }
 
   async countForAgentTool(agentId: string, installationId: string, toolName: string): Promise<number> {

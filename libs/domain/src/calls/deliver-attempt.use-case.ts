@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ENV, type Env } from '../../../config/src/index.js';
 import { AppDispatchers, type AttemptResult, USER_AGENT, sendWebhook } from '../../../delivery/src/index.js';
-import { type App, AppsRepository, type CallOutcome, type ToolCall, ToolCallsRepository, ToolInstancesRepository } from '../../../persistence/src/index.js';
+import { type AgentToolInstance, type App, type CallOutcome, type ToolCall, ToolCallsRepository } from '../../../persistence/src/index.js';
 import { CallEvents, DeliveryQueue } from '../../../queue/src/index.js';
 import { SecretBox } from '../../../secrets/src/index.js';
 import { Metrics } from '../../../observability/src/index.js';
@@ -44,8 +44,6 @@ export class DeliverAttempt {
     @Inject(ENV) private readonly env: Env,
     private readonly dispatchers: AppDispatchers,
     private readonly calls: ToolCallsRepository,
-    private readonly apps: AppsRepository,
-    private readonly instances: ToolInstancesRepository,
     private readonly secrets: SecretBox,
     private readonly queue: DeliveryQueue,
     private readonly events: CallEvents,
@@ -53,18 +51,19 @@ export class DeliverAttempt {
   ) {}
 
   /**
-   * A queued attempt (the worker's job): claims it, then makes it. Returns the call after the
+   * A queued attempt (the worker's job): claims it (reading its app, and its instance until the body
+   * is stored, in the same statement), then makes it. Returns the call after the
    * attempt, or null when the attempt was not due (a stale or duplicate job).
    */
   async execute(job: { callId: string; round: number; n: number; timeoutS: number }): Promise<ToolCall | null> {
     const deadline = new Date(Date.now() + job.timeoutS * 1000 + ATTEMPT_DEADLINE_MARGIN_MS);
-    const call = await this.calls.claim(job.callId, job.round, job.n, deadline);
-    if (!call) return null;
-    const app = await this.apps.getById(call.appId);
+    const claimed = await this.calls.claimForDelivery(job.callId, job.round, job.n, deadline);
+    if (!claimed) return null;
+    const { call, app } = claimed;
     let body: string;
     try {
       if (!app) throw new InstanceGoneError('the app was deleted before delivery');
-      body = await this.bodyOf(call);
+      body = await this.bodyOf(call, claimed.instance);
     } catch (error) {
       if (!(error instanceof InstanceGoneError)) throw error;
       return this.finish(call, job.n, { outcome: 'network', durationMs: 0, error: error.message }, new Date(), {
@@ -147,9 +146,8 @@ export class DeliverAttempt {
   }
 
   /** The call's body: built (with private data decrypted) at its first attempt, then the same bytes every time. */
-  private async bodyOf(call: ToolCall): Promise<string> {
+  private async bodyOf(call: ToolCall, instance: AgentToolInstance | null): Promise<string> {
     if (call.bodyEnc) return this.secrets.decrypt(call.bodyEnc);
-    const instance = await this.instances.getWithTool(call.toolInstanceId);
     if (!instance) throw new InstanceGoneError('the tool instance was removed before delivery');
     const privateData = instance.privateDataEnc ? await this.secrets.decryptJson(instance.privateDataEnc) : {};
     const body = toolCallBody(call, instance.configuration, privateData);

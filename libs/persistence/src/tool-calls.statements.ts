@@ -1,0 +1,79 @@
+import type { Statement } from './database-pool.js';
+import { utc } from './database-pool.js';
+import { Prisma, type ToolCall } from './generated/client.js';
+import { APP_COLUMNS, INSTANCE_WITH_TOOL_SELECT, TOOL_CALL_COLUMNS, selectList } from './sql-columns.js';
+
+/** The fields of a new call, as the repository's create takes them. */
+type NewToolCall = Prisma.ToolCallUncheckedCreateInput;
+
+const CALL = selectList(TOOL_CALL_COLUMNS);
+const FIELDS = Object.keys(TOOL_CALL_COLUMNS) as (keyof ToolCall)[];
+const JSON_FIELDS = new Set<keyof ToolCall>(['arguments', 'result', 'error']);
+
+/**
+ * Takes attempt $3 of round $2 if it is due and no live attempt holds the call; $5 is now: the
+ * deadline a live attempt holds the call until is compared with it, and it is the row's updated_at.
+ */
+const CLAIM = `UPDATE tool_calls SET status = 'in_progress', attempt_deadline = $4, updated_at = $5
+  WHERE id = $1 AND round = $2 AND next_attempt_n = $3
+    AND (status = 'queued' OR (status = 'in_progress' AND attempt_deadline < $5))`;
+
+/** The statements of a call's hot path (accept, claim, body, attempt), each prepared once per connection. */
+export const TOOL_CALL_STATEMENTS = {
+  create: {
+    name: 'tool_calls_create',
+    text: `INSERT INTO tool_calls (${FIELDS.map((field) => TOOL_CALL_COLUMNS[field]).join(', ')})
+      VALUES (${FIELDS.map((field, i) => `$${i + 1}${JSON_FIELDS.has(field) ? '::jsonb' : ''}`).join(', ')})
+      RETURNING ${CALL}`,
+  },
+  getById: { name: 'tool_calls_get', text: `SELECT ${CALL} FROM tool_calls WHERE id = $1` },
+  getForAgent: {
+    name: 'tool_calls_get_for_agent',
+    text: `SELECT ${CALL} FROM tool_calls WHERE id = $1 AND project_id = $2 AND agent_id = $3`,
+  },
+  claim: { name: 'tool_calls_claim', text: `${CLAIM} RETURNING ${CALL}` },
+  // The claim with what the attempt reads next: the app (its secrets), and the instance while no body is stored.
+  claimForDelivery: {
+    name: 'tool_calls_claim_for_delivery',
+    text: `WITH claimed AS (${CLAIM} RETURNING *)
+      SELECT ${selectList(TOOL_CALL_COLUMNS, 'c')}, ${selectList(APP_COLUMNS, 'a', 'a.')}, ${INSTANCE_WITH_TOOL_SELECT}
+      FROM claimed c
+      LEFT JOIN apps a ON a.id = c.app_id
+      LEFT JOIN tool_instances i ON c.body_enc IS NULL AND i.id = c.tool_instance_id
+      LEFT JOIN installations n ON n.id = i.installation_id
+      LEFT JOIN apps na ON na.id = n.app_id
+      LEFT JOIN http_tools h ON h.id = i.http_tool_id`,
+  },
+  storeBody: { name: 'tool_calls_store_body', text: 'UPDATE tool_calls SET body_enc = $2, updated_at = $3 WHERE id = $1 RETURNING id' },
+  recordAttempt: {
+    name: 'tool_calls_record_attempt',
+    text: `WITH attempt AS (
+        INSERT INTO tool_call_attempts (id, call_id, round, n, started_at, duration_ms, outcome, http_status, error, response_excerpt)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+        ON CONFLICT (call_id, round, n) DO UPDATE SET started_at = EXCLUDED.started_at, duration_ms = EXCLUDED.duration_ms,
+          outcome = EXCLUDED.outcome, http_status = EXCLUDED.http_status, error = EXCLUDED.error, response_excerpt = EXCLUDED.response_excerpt
+      )
+      UPDATE tool_calls SET
+        status = $11, next_attempt_n = $12, next_attempt_at = $13, first_attempt_at = $14, attempt_deadline = NULL,
+        result = $15::jsonb, result_text = $16, error = $17::jsonb, finished_at = $18, updated_at = $19
+      WHERE id = $2 AND round = $3 AND status = 'in_progress'
+      RETURNING id`,
+  },
+} satisfies Record<string, Statement>;
+
+/** The values of `create`, in column order, with the defaults Prisma would have filled in. */
+export function newToolCallValues(call: NewToolCall, now: Date): unknown[] {
+  const defaults: Partial<Record<keyof ToolCall, unknown>> = { round: 1, acceptedAt: now, updatedAt: now };
+  return FIELDS.map((field) => {
+    const value = (call as Record<string, unknown>)[field] ?? defaults[field] ?? null;
+    if (JSON_FIELDS.has(field)) return jsonText(value);
+    return value instanceof Date ? utc(value) : value;
+  });
+}
+
+/** A Json field's value as jsonb text: Prisma's DbNull is SQL NULL, its JsonNull the JSON `null`. */
+function jsonText(value: unknown): string | null {
+  if (value === null || value === Prisma.DbNull) return null;
+  if (value === Prisma.JsonNull) return 'null';
+  return JSON.stringify(value);
+}

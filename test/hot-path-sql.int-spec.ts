@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  AppsRepository,
+  DatabasePool,
+  PrismaService,
+  ToolCallsRepository,
+  ToolInstancesRepository,
+} from '../libs/persistence/src/index.js';
+import { agentWithTools, httpTool } from './support/fixtures.js';
+import { type TestStack, startTestStack } from './support/test-stack.js';
+import { WebhookHandler } from './support/webhook-handler.js';
+
+const WITH_TOOL = { installation: { include: { app: true } }, httpTool: true } as const;
+let stack: TestStack;
+let handler: WebhookHandler;
+
+beforeAll(async () => {
+  handler = await new WebhookHandler().start();
+  stack = await startTestStack({ RETRY_TIME_SCALE: '0.001' });
+});
+afterAll(async () => {
+  await stack.close();
+  await handler.stop();
+});
+
+async function waitFor(predicate: () => Promise<boolean>, timeoutMs = 15_000) {
+  const until = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > until) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** A wait call that failed once (503) then succeeded: every column of its row is set. */
+async function deliveredCall() {
+  const path = `/hook/${Math.random().toString(36).slice(2)}`;
+  const ctx = await agentWithTools(
+    stack.api,
+    [httpTool({ handler_url: handler.url(path), execution_mode: 'wait', retry_window: '5m', configurable: true })],
+    { instances: { find_customer: { title: 'Mine', configuration: { store: 's1' }, private_data: { token: 'tok-1' } } } },
+  );
+  handler.secrets = [ctx.app.webhook_secret];
+  const found = { status: 200, body: '{"found":[1,"ü",null]}', headers: { 'content-type': 'application/json' } };
+  handler.on(path, ({ attempt }) => (attempt < 2 ? { status: 503, body: 'busy' } : found));
+  const tool = `${ctx.app.name.replace(/-/g, '_')}_find_customer`;
+  const accepted = await stack.api.request('POST', `${ctx.base}/tool-calls`, {
+    token: ctx.agent,
+    body: { tool, dialog_id: 'd1', lead_id: 'l1', arguments: { customer_id: 'c1', with_orders: true } },
+  });
+  expect(accepted.status, JSON.stringify(accepted.body)).toBe(202);
+  const callId = accepted.body.call_id as string;
+  const [instance] = ctx.instances as { id: string }[];
+  await waitFor(async () => (await stack.api.sql('SELECT status FROM tool_calls WHERE id = $1', [callId]))[0].status === 'succeeded');
+  return { ...ctx, callId, instanceId: instance.id };
+}
+
+describe('the hot path on pg prepared statements', () => {
+  it('reads the same objects Prisma reads (Dates, parsed jsonb, numbers, nulls, relations)', async () => {
+    const ctx = await deliveredCall();
+    const nest = stack.api.app;
+    const prisma = nest.get(PrismaService);
+    const calls = nest.get(ToolCallsRepository);
+
+    const viaPrisma = await prisma.toolCall.findUnique({ where: { id: ctx.callId } });
+    expect(viaPrisma?.bodyEnc).toEqual(expect.any(String));
+    expect(viaPrisma?.result).toEqual({ found: [1, 'ü', null] });
+    expect(viaPrisma?.firstAttemptAt).toBeInstanceOf(Date);
+    expect(await calls.getById(ctx.callId)).toStrictEqual(viaPrisma);
+    expect(await calls.getForAgent(ctx.projectId, ctx.agentId, ctx.callId)).toStrictEqual(viaPrisma);
+    expect(await calls.getForAgent(ctx.projectId, 'someone-else', ctx.callId)).toBeNull();
+    expect(await calls.getById('call_missing')).toBeNull();
+
+    expect(await nest.get(AppsRepository).getById(ctx.app.id)).toStrictEqual(await prisma.app.findUnique({ where: { id: ctx.app.id } }));
+    const withTool = await nest.get(ToolInstancesRepository).getWithTool(ctx.instanceId);
+    expect(withTool?.httpTool).not.toBeNull();
+    expect(withTool).toStrictEqual(await prisma.toolInstance.findUnique({ where: { id: ctx.instanceId }, include: WITH_TOOL }));
+  });
+
+  it('creates and claims a call as Prisma would have stored and returned it', async () => {
+    const ctx = await deliveredCall();
+    const nest = stack.api.app;
+    const prisma = nest.get(PrismaService);
+    const calls = nest.get(ToolCallsRepository);
+    const template = await prisma.toolCall.findUniqueOrThrow({ where: { id: ctx.callId } });
+    const now = new Date();
+    const draft = {
+      id: `${ctx.callId}_copy`, eventId: `${template.eventId.slice(0, -4)}ffff`, appId: template.appId, installationId: template.installationId,
+      projectId: template.projectId, agentId: template.agentId, toolInstanceId: template.toolInstanceId, toolKind: 'http', toolName: template.toolName,
+      agentToolName: template.agentToolName, dialogId: 'd2', leadId: null, executionMode: 'wait', retryWindow: '5m', attemptTimeoutS: 7,
+      handlerUrl: template.handlerUrl, arguments: { nested: { list: [1, 2.5, 'x'] }, empty: {} }, status: 'queued', round: 1,
+      nextAttemptN: 1, nextAttemptAt: now, acceptedAt: now,
+    };
+    const created = await calls.create(draft);
+    expect(created).toStrictEqual(await prisma.toolCall.findUnique({ where: { id: draft.id } }));
+    expect(created).toMatchObject({ ...draft, bodyEnc: null, result: null, error: null, finishedAt: null, attemptDeadline: null });
+
+    const deadline = new Date(now.getTime() + 60_000);
+    expect(await calls.claim(draft.id, 1, 2, deadline)).toBeNull(); // not the attempt due
+    const claimed = await calls.claim(draft.id, 1, 1, deadline);
+    expect(claimed).toStrictEqual(await prisma.toolCall.findUnique({ where: { id: draft.id } }));
+    expect(claimed).toMatchObject({ status: 'in_progress', attemptDeadline: deadline });
+    expect(await calls.claim(draft.id, 1, 1, deadline)).toBeNull(); // a live attempt holds it
+    expect(await calls.claim(draft.id, 1, 1, deadline, new Date(deadline.getTime() + 1))).not.toBeNull(); // past its deadline
+  });
+
+  it('claims for delivery with the app and, until the body is stored, the instance, as Prisma reads them', async () => {
+    const ctx = await deliveredCall();
+    const nest = stack.api.app;
+    const prisma = nest.get(PrismaService);
+    const calls = nest.get(ToolCallsRepository);
+    const read = () => prisma.toolCall.findUniqueOrThrow({ where: { id: ctx.callId } });
+    const app = await prisma.app.findUnique({ where: { id: ctx.app.id } });
+    const instance = await prisma.toolInstance.findUnique({ where: { id: ctx.instanceId }, include: WITH_TOOL });
+    const deadline = new Date(Date.now() + 60_000);
+    const requeue = (bodyEnc: string | null) =>
+      prisma.toolCall.update({ where: { id: ctx.callId }, data: { status: 'queued', nextAttemptN: 3, bodyEnc } });
+
+    expect(await calls.claimForDelivery(ctx.callId, 1, 3, deadline)).toBeNull(); // succeeded: nothing to claim
+    await requeue(null);
+    expect(await calls.claimForDelivery(ctx.callId, 1, 2, deadline)).toBeNull(); // not the attempt due
+    const first = await calls.claimForDelivery(ctx.callId, 1, 3, deadline);
+    expect(first).toStrictEqual({ call: await read(), app, instance });
+    expect(first?.call).toMatchObject({ status: 'in_progress', attemptDeadline: deadline });
+    expect(await calls.claimForDelivery(ctx.callId, 1, 3, deadline)).toBeNull(); // a live attempt holds it
+
+    await requeue('stored-body');
+    expect(await calls.claimForDelivery(ctx.callId, 1, 3, deadline)).toStrictEqual({ call: await read(), app, instance: null });
+  });
+
+  it('runs Prisma and the hot path on one pool: the module gives Prisma the pool the repositories use', async () => {
+    const db = new DatabasePool(stack.api.databaseUrl);
+    const prisma = new PrismaService(db);
+    try {
+      const [viaPrisma] = await prisma.$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`;
+      expect(db.pool.totalCount).toBe(1);
+      const [viaPool] = await db.rows<{ pid: number }>({ name: 'backend_pid', text: 'SELECT pg_backend_pid() AS pid' }, []);
+      expect(viaPool.pid).toBe(viaPrisma.pid);
+      expect(db.pool.totalCount).toBe(1);
+    } finally {
+      await prisma.$disconnect();
+      await db.end();
+    }
+    const nest = stack.api.app;
+    expect(nest.get(DatabasePool).pool.totalCount).toBeGreaterThan(0);
+  });
+});

@@ -2,13 +2,14 @@ import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import type { Env } from '../../../libs/config/src/index.js';
 import { ApiModule } from './app.module.js';
 import { mountQueueDashboard } from './admin/queues/queue-dashboard.js';
 import { answerBadUrlWithProblem, answerClientErrorWithProblem } from './common/client-error-problem.js';
 import { acceptJsonBodiesOnly } from './common/json-body.js';
+import { describeApi } from './common/openapi.js';
 import { echoRequestId, requestIdOf } from './common/request-logging.js';
 
 /** Node's own HTTP server timeouts (Fastify's defaults differ): keep-alive 5 s, a whole request 300 s. */
@@ -38,15 +39,7 @@ export async function createApiApp(env: Env): Promise<INestApplication> {
   acceptJsonBodiesOnly(fastify);
   await mountQueueDashboard(app);
 
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Toolgate')
-      .setDescription('Give AI agents tools that third parties build. Errors are application/problem+json (RFC 9457).')
-      .setVersion(process.env.npm_package_version ?? '0.1.0')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
-      .build(),
-  );
+  const document = describeApi(app, env.PUBLIC_BASE_URL);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json', yamlDocumentUrl: 'openapi.yaml' });
   return app;
 }

@@ -1,20 +1,24 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiHeader, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiHeader, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import {
   AcceptToolCall, CancelToolCall, GetAgentToolCall, IdempotentRequests, ListAgentTools, presentAgentTool,
 } from '../../../../libs/domain/src/index.js';
 import { AgentAuth, type AgentIdentity, Auth } from '../common/auth.guard.js';
-import { jsonSchemaOf } from '../common/openapi.js';
+import { Answers, Operation, Problems, QueryOf, jsonSchemaOf } from '../common/openapi.js';
 import { ZodValidationPipe } from '../common/zod-validation.pipe.js';
 import { presentAgentCall, presentCallOutcome, presentReplayOfLargeOutcome } from './agents.presenter.js';
-import { IdempotencyHeaderSchema, ToolCallSchema, WaitQuerySchema } from './agents.schemas.js';
+import {
+  AgentCallResponseSchema, AgentToolsResponseSchema, CallOutcomeSchema, IdempotencyHeaderSchema, ToolCallSchema, WaitQuerySchema,
+} from './agents.schemas.js';
 
 const idempotencyHeaderPipe = new ZodValidationPipe(IdempotencyHeaderSchema);
 
 @ApiTags('agents')
 @ApiBearerAuth()
+@ApiParam({ name: 'agent_id', description: "The agent's id, as in its token", schema: { type: 'string' } })
+@Problems(401, 403, 503)
 @Auth('agent')
 @Controller('v1/agents/:agent_id')
 export class AgentsController {
@@ -27,14 +31,25 @@ export class AgentsController {
   ) {}
 
   @Get('tools')
+  @Operation('listAgentTools', "List the agent's tools")
+  @Answers(200, AgentToolsResponseSchema, 'The tools, each with the JSON Schema of its arguments')
   async tools(@AgentAuth() agent: AgentIdentity) {
     return { data: (await this.listAgentTools.execute(agent)).map(presentAgentTool) };
   }
 
   /** instant → 200 with the outcome; wait and background → 202 queued. */
   @Post('tool-calls')
+  @Operation('callTool', 'Call a tool', 'instant: 200 with the outcome; wait and background: 202 queued.')
+  @Answers(200, CallOutcomeSchema, 'An instant call finished: its outcome')
+  @Answers(202, CallOutcomeSchema, 'A wait or background call, queued')
+  @Problems(400, 409, 413, 422)
   @ApiBody({ schema: jsonSchemaOf(ToolCallSchema) })
-  @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'Repeats within 24 h get the first answer; nothing is delivered again' })
+  @ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description: 'Repeats within 24 h get the first answer; nothing is delivered again',
+    schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
+  })
   async call(
     @AgentAuth() agent: AgentIdentity,
     @Body(new ZodValidationPipe(ToolCallSchema)) body: z.output<typeof ToolCallSchema>,
@@ -59,6 +74,10 @@ export class AgentsController {
   }
 
   @Get('tool-calls/:call_id')
+  @Operation('getAgentToolCall', 'Read a call', '?wait=N holds the answer up to N seconds until the call finishes.')
+  @QueryOf(WaitQuerySchema)
+  @Answers(200, AgentCallResponseSchema, 'The call')
+  @Problems(404, 422, 429)
   async get(
     @AgentAuth() agent: AgentIdentity,
     @Param('call_id') callId: string,
@@ -72,6 +91,9 @@ export class AgentsController {
 
   @Post('tool-calls/:call_id/cancel')
   @HttpCode(200)
+  @Operation('cancelToolCall', 'Cancel a call that has not finished')
+  @Answers(200, AgentCallResponseSchema, 'The call, cancelled')
+  @Problems(404, 409)
   async cancel(@AgentAuth() agent: AgentIdentity, @Param('call_id') callId: string) {
     return presentAgentCall(await this.cancelToolCall.execute(agent, callId));
   }

@@ -1,10 +1,12 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { Redis } from 'ioredis';
 import { PrismaService } from '../../../../libs/persistence/src/index.js';
 import { REDIS_PROBE } from '../../../../libs/queue/src/index.js';
+import { Answers, Operation, jsonSchemaOf } from '../common/openapi.js';
 import { problem } from '../common/problem-details.filter.js';
+import { LiveResponseSchema, NotReadyResponseSchema, ReadyResponseSchema } from './health.schemas.js';
 
 const CHECK_TIMEOUT_MS = 2000;
 
@@ -21,12 +23,21 @@ export class HealthController {
   ) {}
 
   @Get('live')
+  @Operation('live', 'Is the process up')
+  @Answers(200, LiveResponseSchema, 'Up')
   live() {
     return { status: 'ok' };
   }
 
   /** 200 when Postgres and Redis answer; 503 naming what is down otherwise. */
   @Get('ready')
+  @Operation('ready', 'Can it serve: Postgres and Redis answer')
+  @Answers(200, ReadyResponseSchema, 'Ready')
+  @ApiResponse({
+    status: 503,
+    description: 'Not ready: `checks` names what is down',
+    content: { 'application/problem+json': { schema: jsonSchemaOf(NotReadyResponseSchema, 'output') } },
+  })
   async ready(@Res() response: FastifyReply): Promise<void> {
     const [postgres, redis] = await Promise.all([
       withTimeout(this.prisma.$queryRaw`SELECT 1`).then(() => 'up' as const, () => 'down' as const),

@@ -1,5 +1,6 @@
 import { Controller, Get, Injectable, type OnModuleInit, Res } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Operation } from '../common/openapi.js';
 import type { FastifyReply } from 'fastify';
 import { Metrics } from '../../../../libs/observability/src/index.js';
 import { DeliveryQueue } from '../../../../libs/queue/src/index.js';
@@ -29,6 +30,8 @@ export class MetricsController {
   constructor(private readonly metrics: Metrics) {}
 
   @Get()
+  @Operation('metrics', 'Prometheus metrics')
+  @ApiResponse({ status: 200, description: 'The Prometheus text format', content: { 'text/plain': { schema: { type: 'string' } } } })
   async metricsText(@Res() response: FastifyReply): Promise<void> {
     void response.type(this.metrics.registry.contentType).send(await this.metrics.registry.metrics());
   }

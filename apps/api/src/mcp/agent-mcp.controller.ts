@@ -1,5 +1,5 @@
 import { All, Controller, Inject, Req, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { createMcpHandler, localhostAllowedHostnames, validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { IncomingMessage } from 'node:http';
@@ -8,6 +8,7 @@ import { ENV, type Env } from '../../../../libs/config/src/index.js';
 import { type FieldProblem, ListAgentTools, unstorableJsonProblems } from '../../../../libs/domain/src/index.js';
 import { CallEvents } from '../../../../libs/queue/src/index.js';
 import { AgentAuth, type AgentIdentity, Auth } from '../common/auth.guard.js';
+import { Problems } from '../common/openapi.js';
 import { problem } from '../common/problem-details.filter.js';
 import { type AgentMcpSession, AgentMcpServers, mcpRequestKey } from './agent-mcp-servers.js';
 
@@ -59,6 +60,15 @@ export class AgentMcpController {
   }
 
   @All()
+  @ApiOperation({ summary: "The agent's tools as an MCP server (Streamable HTTP, stateless)", description: 'POST carries JSON-RPC.' })
+  @ApiParam({ name: 'agent_id', description: "The agent's id, as in its token", schema: { type: 'string' } })
+  @ApiResponse({
+    status: 200,
+    description: 'The JSON-RPC answer, as JSON or an event stream',
+    content: { 'application/json': { schema: { type: 'object' } }, 'text/event-stream': { schema: { type: 'string' } } },
+  })
+  @ApiResponse({ status: 202, description: 'A notification, accepted', content: { 'application/json': { schema: {} } } })
+  @Problems(400, 401, 403, 413, 503)
   async serve(@AgentAuth() agent: AgentIdentity, @Req() req: FastifyRequest, @Res() res: FastifyReply): Promise<void> {
     const host = validateHostHeader(req.headers.host, this.allowedHosts);
     const origin = validateOriginHeader(req.headers.origin, this.allowedHosts);

@@ -6,16 +6,19 @@ import {
   UninstallApp, UpdateToolInstance,
 } from '../../../../libs/domain/src/index.js';
 import { Auth } from '../common/auth.guard.js';
-import { jsonSchemaOf } from '../common/openapi.js';
+import { Answers, AnswersNoContent, Operation, Problems, QueryOf, jsonSchemaOf } from '../common/openapi.js';
+import { pageOf } from '../common/problem.schemas.js';
 import { ConfirmQuerySchema, ListQuerySchema, encodeCursor, pageRequest } from '../common/pagination.schemas.js';
 import { ZodValidationPipe } from '../common/zod-validation.pipe.js';
 import { presentInstallation, presentToolInstance } from './projects.presenter.js';
 import {
-  ConfiguratorLaunchSchema, CreateToolInstanceSchema, InstallAppSchema, LanguageQuerySchema, UpdateToolInstanceSchema,
+  ConfiguratorLaunchResponseSchema, ConfiguratorLaunchSchema, CreateToolInstanceSchema, InstallAppSchema, InstallableToolsResponseSchema,
+  InstallationResponseSchema, LanguageQuerySchema, ToolInstanceResponseSchema, UpdateToolInstanceSchema,
 } from './projects.schemas.js';
 
 @ApiTags('projects')
 @ApiBearerAuth()
+@Problems(401, 403, 503)
 @Auth('project')
 @Controller('v1/projects/:project_id')
 export class ProjectsController {
@@ -32,12 +35,19 @@ export class ProjectsController {
   ) {}
 
   @Post('installations')
+  @Operation('installApp', 'Install an app in the project')
+  @Answers(201, InstallationResponseSchema, 'The installation')
+  @Problems(400, 404, 409, 413, 422)
   @ApiBody({ schema: jsonSchemaOf(InstallAppSchema) })
   async install(@Param('project_id') projectId: string, @Body(new ZodValidationPipe(InstallAppSchema)) body: z.output<typeof InstallAppSchema>) {
     return presentInstallation(await this.installApp.execute(projectId, body.app_id));
   }
 
   @Get('installations')
+  @Operation('listInstallations', "List the project's installations")
+  @QueryOf(ListQuerySchema)
+  @Answers(200, pageOf(InstallationResponseSchema), 'A page of installations')
+  @Problems(422)
   async installations(@Param('project_id') projectId: string, @Query(new ZodValidationPipe(ListQuerySchema)) query: z.output<typeof ListQuerySchema>) {
     const page = await this.listInstallations.execute(projectId, pageRequest(query));
     return { data: page.items.map(presentInstallation), next_cursor: encodeCursor(page.nextAfter) };
@@ -45,6 +55,10 @@ export class ProjectsController {
 
   @Delete('installations/:installation_id')
   @HttpCode(204)
+  @Operation('uninstallApp', 'Uninstall an app from the project', 'Destructive: needs ?confirm=true.')
+  @QueryOf(ConfirmQuerySchema)
+  @AnswersNoContent('Uninstalled')
+  @Problems(404, 409, 422, 428)
   async uninstall(
     @Param('project_id') projectId: string,
     @Param('installation_id') installationId: string,
@@ -54,6 +68,10 @@ export class ProjectsController {
   }
 
   @Get('installations/:installation_id/tools')
+  @Operation('listInstallableTools', 'List the tools of an installed app the project can add')
+  @QueryOf(LanguageQuerySchema)
+  @Answers(200, InstallableToolsResponseSchema, 'The tools, texts in `lang`')
+  @Problems(404, 422)
   async installableTools(
     @Param('project_id') projectId: string,
     @Param('installation_id') installationId: string,
@@ -63,6 +81,9 @@ export class ProjectsController {
   }
 
   @Post('agents/:agent_id/tool-instances')
+  @Operation('createToolInstance', 'Give an agent a tool of an installed app')
+  @Answers(201, ToolInstanceResponseSchema, 'The tool instance')
+  @Problems(400, 404, 409, 413, 422)
   @ApiBody({ schema: jsonSchemaOf(CreateToolInstanceSchema) })
   async createInstance(
     @Param('project_id') projectId: string,
@@ -73,6 +94,10 @@ export class ProjectsController {
   }
 
   @Get('agents/:agent_id/tool-instances')
+  @Operation('listToolInstances', "List an agent's tool instances")
+  @QueryOf(ListQuerySchema)
+  @Answers(200, pageOf(ToolInstanceResponseSchema), 'A page of tool instances')
+  @Problems(422)
   async instances(
     @Param('project_id') projectId: string,
     @Param('agent_id') agentId: string,
@@ -83,6 +108,9 @@ export class ProjectsController {
   }
 
   @Patch('agents/:agent_id/tool-instances/:instance_id')
+  @Operation('updateToolInstance', 'Change a tool instance')
+  @Answers(200, ToolInstanceResponseSchema, 'The tool instance as changed')
+  @Problems(400, 404, 409, 413, 422)
   @ApiBody({ schema: jsonSchemaOf(UpdateToolInstanceSchema) })
   async updateInstance(
     @Param('project_id') projectId: string,
@@ -95,11 +123,17 @@ export class ProjectsController {
 
   @Delete('agents/:agent_id/tool-instances/:instance_id')
   @HttpCode(204)
+  @Operation('deleteToolInstance', 'Take a tool instance from the agent')
+  @AnswersNoContent('Deleted')
+  @Problems(404, 409)
   async deleteInstance(@Param('project_id') projectId: string, @Param('agent_id') agentId: string, @Param('instance_id') instanceId: string): Promise<void> {
     await this.deleteToolInstance.execute(projectId, agentId, instanceId);
   }
 
   @Post('agents/:agent_id/configurator-launches')
+  @Operation('createConfiguratorLaunch', "Open the app's configurator page for a tool", 'Answers the page URL with a one-time launch code, valid 10 minutes.')
+  @Answers(201, ConfiguratorLaunchResponseSchema, 'The launch')
+  @Problems(400, 404, 409, 413, 422)
   @ApiBody({ schema: jsonSchemaOf(ConfiguratorLaunchSchema) })
   async launchConfigurator(
     @Param('project_id') projectId: string,

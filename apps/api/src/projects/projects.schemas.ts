@@ -44,3 +44,74 @@ export const ConfiguratorLaunchSchema = z.strictObject({
 });
 
 export const ExchangeLaunchCodeSchema = z.strictObject({ launch_code: z.string().min(1).max(200) });
+
+/** Documentation of the answers (not used to validate). */
+export const InstallationResponseSchema = z.object({
+  id: z.string(),
+  project_id: z.string(),
+  app_id: z.string(),
+  app: z.object({ name: z.string(), display_name: z.string() }),
+  created_at: z.string(),
+});
+
+export const InstallableToolsResponseSchema = z.object({
+  data: z.array(z.object({
+    name: z.string(),
+    kind: z.enum(['http', 'mcp']),
+    title: z.string(),
+    description: z.string(),
+    response_description: z.string().nullable(),
+    configurable: z.boolean(),
+    allow_multiple: z.boolean(),
+    execution_mode: z.string(),
+    parameters: z.unknown().meta({ description: 'HTTP tools: the parameter list; MCP tools: the input JSON Schema' }),
+  })),
+});
+
+export const ToolInstanceResponseSchema = z.object({
+  id: z.string(),
+  project_id: z.string(),
+  agent_id: z.string(),
+  installation_id: z.string(),
+  app_id: z.string(),
+  tool_name: z.string(),
+  tool_kind: z.string(),
+  title: z.string().nullable(),
+  configuration: JsonObject,
+  configured_parameters: z.array(z.object({
+    name: z.string(), type: z.enum(PARAMETER_TYPES), description: z.string(), required: z.boolean(),
+    allowed_values: z.array(z.union([z.string(), z.number(), z.boolean()])),
+  })),
+  private_data_set: z.boolean(),
+  private_data_required: z.boolean(),
+  enabled: z.boolean(),
+  status: z.enum(['active', 'disabled', 'needs_private_data']),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+export const ConfiguratorLaunchResponseSchema = z.object({
+  url: z.string().meta({ description: "The app's configurator page with the launch code" }),
+  launch_code: z.string(),
+  expires_at: z.string(),
+});
+
+export const LaunchContextResponseSchema = z.object({
+  type: z.literal('tool_configurator'),
+  app_id: z.string(),
+  mode: z.string(),
+  project_id: z.string(),
+  agent_id: z.string(),
+  installation_id: z.string(),
+  tool_name: z.string(),
+  theme: z.enum(THEMES),
+  language: z.enum(['ru', 'en']),
+  tool: z.object({
+    name: z.string(),
+    title: z.record(z.string(), z.string()),
+    description: z.record(z.string(), z.string()),
+    parameters: z.array(z.object({ name: z.string(), type: z.enum(PARAMETER_TYPES), description: z.string(), required: z.boolean() })),
+    allow_multiple: z.boolean(),
+  }).nullable(),
+  instance: ToolInstanceResponseSchema.nullable(),
+});

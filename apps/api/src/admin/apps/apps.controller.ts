@@ -1,11 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
 import type { z } from 'zod';
 import {
   CreateApp, DeleteApp, ExchangeLaunchCode, FindOwnedApp, ListApps, PutAgentToolsSettings, RotateWebhookSecret, UpdateApp, agentToolsSettingsOf,
 } from '../../../../../libs/domain/src/index.js';
 import { Auth, DeveloperId } from '../../common/auth.guard.js';
-import { jsonSchemaOf } from '../../common/openapi.js';
+import { Answers, AnswersNoContent, Operation, Problems, QueryOf, jsonSchemaOf } from '../../common/openapi.js';
+import { pageOf } from '../../common/problem.schemas.js';
 import { ConfirmQuerySchema, ListQuerySchema, encodeCursor, pageRequest } from '../../common/pagination.schemas.js';
 import { ZodValidationPipe } from '../../common/zod-validation.pipe.js';
 import {
@@ -14,10 +15,11 @@ import {
 } from './apps.schemas.js';
 import { presentApp } from './apps.presenter.js';
 import { presentLaunchContext } from '../../projects/projects.presenter.js';
-import { ExchangeLaunchCodeSchema } from '../../projects/projects.schemas.js';
+import { ExchangeLaunchCodeSchema, LaunchContextResponseSchema } from '../../projects/projects.schemas.js';
 
 @ApiTags('apps')
 @ApiBearerAuth()
+@Problems(401, 403, 503)
 @Auth('developer')
 @Controller('v1/apps')
 export class AppsController {
@@ -33,30 +35,38 @@ export class AppsController {
   ) {}
 
   @Post()
+  @Operation('createApp', 'Create an app', 'Answers its webhook secret, shown this once.')
   @ApiBody({ schema: jsonSchemaOf(CreateAppSchema) })
-  @ApiCreatedResponse({ schema: jsonSchemaOf(CreatedAppResponseSchema, 'output') })
+  @Answers(201, CreatedAppResponseSchema, 'The app, with its webhook secret')
+  @Problems(400, 409, 413, 422)
   async create(@DeveloperId() developerId: string, @Body(new ZodValidationPipe(CreateAppSchema)) body: z.output<typeof CreateAppSchema>) {
     const { app, webhookSecret } = await this.createApp.execute(developerId, body);
     return { ...presentApp(app), webhook_secret: webhookSecret };
   }
 
   @Get()
-  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } })
-  @ApiQuery({ name: 'cursor', required: false, schema: { type: 'string' } })
+  @Operation('listApps', "List the developer's apps")
+  @QueryOf(ListQuerySchema)
+  @Answers(200, pageOf(AppResponseSchema), 'A page of apps')
+  @Problems(422)
   async list(@DeveloperId() developerId: string, @Query(new ZodValidationPipe(ListQuerySchema)) query: z.output<typeof ListQuerySchema>) {
     const page = await this.listApps.execute(developerId, pageRequest(query));
     return { data: page.items.map(presentApp), next_cursor: encodeCursor(page.nextAfter) };
   }
 
   @Get(':app_id')
-  @ApiOkResponse({ schema: jsonSchemaOf(AppResponseSchema, 'output') })
+  @Operation('getApp', 'Read an app')
+  @Answers(200, AppResponseSchema, 'The app')
+  @Problems(404)
   async get(@DeveloperId() developerId: string, @Param('app_id') appId: string) {
     return presentApp(await this.findOwnedApp.execute(developerId, appId));
   }
 
   @Patch(':app_id')
+  @Operation('updateApp', 'Change an app')
   @ApiBody({ schema: jsonSchemaOf(UpdateAppSchema) })
-  @ApiOkResponse({ schema: jsonSchemaOf(AppResponseSchema, 'output') })
+  @Answers(200, AppResponseSchema, 'The app as changed')
+  @Problems(400, 404, 409, 413, 422)
   async update(
     @DeveloperId() developerId: string,
     @Param('app_id') appId: string,
@@ -67,7 +77,10 @@ export class AppsController {
 
   @Delete(':app_id')
   @HttpCode(204)
-  @ApiQuery({ name: 'confirm', required: true, schema: { type: 'boolean', enum: [true] } })
+  @Operation('deleteApp', 'Delete an app', 'Destructive: needs ?confirm=true.')
+  @QueryOf(ConfirmQuerySchema)
+  @AnswersNoContent('Deleted')
+  @Problems(404, 422, 428)
   async delete(
     @DeveloperId() developerId: string,
     @Param('app_id') appId: string,
@@ -78,21 +91,27 @@ export class AppsController {
 
   @Post(':app_id/webhook-secret/rotate')
   @HttpCode(200)
-  @ApiOkResponse({ schema: jsonSchemaOf(RotatedSecretResponseSchema, 'output') })
+  @Operation('rotateWebhookSecret', "Rotate the app's webhook secret", 'The previous secret stays valid for 24 hours.')
+  @Answers(200, RotatedSecretResponseSchema, 'The new secret, shown this once')
+  @Problems(404, 409)
   async rotateSecret(@DeveloperId() developerId: string, @Param('app_id') appId: string) {
     const { webhookSecret, previousValidUntil } = await this.rotateWebhookSecret.execute(developerId, appId);
     return { webhook_secret: webhookSecret, previous_valid_until: previousValidUntil.toISOString() };
   }
 
   @Get(':app_id/agent-tools')
-  @ApiOkResponse({ schema: jsonSchemaOf(AgentToolsResponseSchema, 'output') })
+  @Operation('getAgentToolsSettings', "Read the app's agent-tools settings")
+  @Answers(200, AgentToolsResponseSchema, 'The settings (never the MCP auth header value)')
+  @Problems(404)
   async getAgentTools(@DeveloperId() developerId: string, @Param('app_id') appId: string) {
     return agentToolsSettingsOf(await this.findOwnedApp.execute(developerId, appId));
   }
 
   @Put(':app_id/agent-tools')
+  @Operation('putAgentToolsSettings', "Set the app's agent-tools settings", 'Enable it, in constructor or MCP mode.')
   @ApiBody({ schema: jsonSchemaOf(PutAgentToolsSchema) })
-  @ApiOkResponse({ schema: jsonSchemaOf(AgentToolsResponseSchema, 'output') })
+  @Answers(200, AgentToolsResponseSchema, 'The settings as saved')
+  @Problems(400, 404, 409, 413, 422)
   async putAgentTools(
     @DeveloperId() developerId: string,
     @Param('app_id') appId: string,
@@ -104,7 +123,10 @@ export class AppsController {
   /** The configurator page trades the launch code from its URL for the launch context: once, within 10 minutes. */
   @Post(':app_id/launch-codes/exchange')
   @HttpCode(200)
+  @Operation('exchangeLaunchCode', 'Trade a launch code for its launch context')
   @ApiBody({ schema: jsonSchemaOf(ExchangeLaunchCodeSchema) })
+  @Answers(200, LaunchContextResponseSchema, 'The launch context')
+  @Problems(400, 404, 413, 422)
   async exchange(
     @DeveloperId() developerId: string,
     @Param('app_id') appId: string,

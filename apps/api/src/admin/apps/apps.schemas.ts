@@ -73,3 +73,18 @@ export const RotatedSecretResponseSchema = z.object({
   webhook_secret: z.string(),
   previous_valid_until: z.string(),
 });
+
+export const McpSnapshotResponseSchema = z.object({
+  data: z.array(z.object({
+    name: z.string(),
+    title: z.string().nullable(),
+    description: z.string().nullable(),
+    input_schema: z.record(z.string(), z.unknown()),
+    annotations: z.unknown(),
+    available: z.boolean(),
+    reason: z.string().optional().meta({ description: 'Why the tool cannot be offered, when not available' }),
+  })),
+  refreshed_at: z.string().nullable(),
+  last_attempt_at: z.string().nullable(),
+  last_error: z.string().nullable(),
+});

@@ -1,17 +1,15 @@
 import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { z } from 'zod';
+import { Answers, Operation, Problems, QueryOf } from '../../common/openapi.js';
+import { pageOf } from '../../common/problem.schemas.js';
+import type { z } from 'zod';
 import { GetAppToolCall, ListAppToolCalls, ReplayToolCall } from '../../../../../libs/domain/src/index.js';
 import type { ToolCall, ToolCallWithAttempts } from '../../../../../libs/persistence/src/index.js';
 import { Auth, DeveloperId } from '../../common/auth.guard.js';
-import { ListQuerySchema, encodeCursor, pageRequest } from '../../common/pagination.schemas.js';
+import { encodeCursor, pageRequest } from '../../common/pagination.schemas.js';
 import { ZodValidationPipe } from '../../common/zod-validation.pipe.js';
 
-export const ToolCallsQuerySchema = ListQuerySchema.extend({
-  status: z.enum(['queued', 'in_progress', 'succeeded', 'failed', 'cancelled']).optional(),
-  tool_name: z.string().max(64).optional(),
-  agent_id: z.string().max(200).optional(),
-});
+import { ToolCallResponseSchema, ToolCallWithAttemptsResponseSchema, ToolCallsQuerySchema } from './tool-calls.schemas.js';
 
 /** A call as its app's developer sees it: never the webhook body (it carries private data). */
 function presentCall(call: ToolCall) {
@@ -57,6 +55,7 @@ function presentCallWithAttempts(call: ToolCallWithAttempts) {
 
 @ApiTags('tool calls')
 @ApiBearerAuth()
+@Problems(401, 403, 404, 503)
 @Auth('developer')
 @Controller('v1/apps/:app_id/tool-calls')
 export class ToolCallsController {
@@ -67,6 +66,10 @@ export class ToolCallsController {
   ) {}
 
   @Get()
+  @Operation('listAppToolCalls', "List the calls of the app's tools, newest first")
+  @QueryOf(ToolCallsQuerySchema)
+  @Answers(200, pageOf(ToolCallResponseSchema), 'A page of calls')
+  @Problems(422)
   async list(
     @DeveloperId() developerId: string,
     @Param('app_id') appId: string,
@@ -82,12 +85,17 @@ export class ToolCallsController {
   }
 
   @Get(':call_id')
+  @Operation('getAppToolCall', 'Read a call with its delivery attempts')
+  @Answers(200, ToolCallWithAttemptsResponseSchema, 'The call')
   async get(@DeveloperId() developerId: string, @Param('app_id') appId: string, @Param('call_id') callId: string) {
     return presentCallWithAttempts(await this.getAppToolCall.execute(developerId, appId, callId));
   }
 
   @Post(':call_id/replay')
   @HttpCode(202)
+  @Operation('replayToolCall', 'Deliver a finished call again, as a new round')
+  @Answers(202, ToolCallWithAttemptsResponseSchema, 'Queued again')
+  @Problems(409)
   async replay(@DeveloperId() developerId: string, @Param('app_id') appId: string, @Param('call_id') callId: string) {
     return presentCallWithAttempts(await this.replayToolCall.execute(developerId, appId, callId));
   }

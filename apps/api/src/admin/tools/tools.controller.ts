@@ -1,9 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
 import type { z } from 'zod';
 import { CreateTool, DeleteTool, GetTool, ListTools, UpdateTool } from '../../../../../libs/domain/src/index.js';
 import { Auth, DeveloperId } from '../../common/auth.guard.js';
-import { jsonSchemaOf } from '../../common/openapi.js';
+import { Answers, AnswersNoContent, Operation, Problems, QueryOf, jsonSchemaOf } from '../../common/openapi.js';
+import { pageOf } from '../../common/problem.schemas.js';
 import { ConfirmQuerySchema, ListQuerySchema, encodeCursor, pageRequest } from '../../common/pagination.schemas.js';
 import { ZodValidationPipe } from '../../common/zod-validation.pipe.js';
 import { presentTool } from './tools.presenter.js';
@@ -11,6 +12,7 @@ import { CreateToolSchema, ToolResponseSchema, UpdateToolSchema } from './tools.
 
 @ApiTags('tools')
 @ApiBearerAuth()
+@Problems(401, 403, 404, 503)
 @Auth('developer')
 @Controller('v1/apps/:app_id/tools')
 export class ToolsController {
@@ -23,8 +25,10 @@ export class ToolsController {
   ) {}
 
   @Post()
+  @Operation('createTool', 'Create an HTTP tool of the app')
   @ApiBody({ schema: jsonSchemaOf(CreateToolSchema) })
-  @ApiCreatedResponse({ schema: jsonSchemaOf(ToolResponseSchema, 'output') })
+  @Answers(201, ToolResponseSchema, 'The tool')
+  @Problems(400, 409, 413, 422)
   async create(
     @DeveloperId() developerId: string,
     @Param('app_id') appId: string,
@@ -34,8 +38,10 @@ export class ToolsController {
   }
 
   @Get()
-  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } })
-  @ApiQuery({ name: 'cursor', required: false, schema: { type: 'string' } })
+  @Operation('listTools', "List the app's HTTP tools")
+  @QueryOf(ListQuerySchema)
+  @Answers(200, pageOf(ToolResponseSchema), 'A page of tools')
+  @Problems(422)
   async list(
     @DeveloperId() developerId: string,
     @Param('app_id') appId: string,
@@ -46,14 +52,17 @@ export class ToolsController {
   }
 
   @Get(':tool_id')
-  @ApiOkResponse({ schema: jsonSchemaOf(ToolResponseSchema, 'output') })
+  @Operation('getTool', 'Read a tool')
+  @Answers(200, ToolResponseSchema, 'The tool')
   async get(@DeveloperId() developerId: string, @Param('app_id') appId: string, @Param('tool_id') toolId: string) {
     return presentTool(await this.getTool.execute(developerId, appId, toolId));
   }
 
   @Patch(':tool_id')
+  @Operation('updateTool', 'Change a tool')
   @ApiBody({ schema: jsonSchemaOf(UpdateToolSchema) })
-  @ApiOkResponse({ schema: jsonSchemaOf(ToolResponseSchema, 'output') })
+  @Answers(200, ToolResponseSchema, 'The tool as changed')
+  @Problems(400, 409, 413, 422)
   async update(
     @DeveloperId() developerId: string,
     @Param('app_id') appId: string,
@@ -66,7 +75,10 @@ export class ToolsController {
 
   @Delete(':tool_id')
   @HttpCode(204)
-  @ApiQuery({ name: 'confirm', required: true, schema: { type: 'boolean', enum: [true] } })
+  @Operation('deleteTool', 'Delete a tool', 'Destructive: needs ?confirm=true.')
+  @QueryOf(ConfirmQuerySchema)
+  @AnswersNoContent('Deleted')
+  @Problems(422, 428)
   async delete(
     @DeveloperId() developerId: string,
     @Param('app_id') appId: string,

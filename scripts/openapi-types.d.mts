@@ -1,0 +1,2 @@
+export declare const OPENAPI_TYPES_FILE: string;
+export declare function openapiTypesOf(document: unknown): Promise<string>;

@@ -5,7 +5,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import createClient from 'openapi-fetch';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import createClient, { type Middleware } from 'openapi-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPENAPI_TYPES_FILE, openapiTypesOf } from '../scripts/openapi-types.mjs';
 import type { paths } from './support/openapi.js';
@@ -26,6 +27,27 @@ beforeAll(async () => {
   document = response.body;
 });
 afterAll(() => api.close());
+
+/** Checks each answer against the schema the document gives for its operation and status: the presenters cannot drift. */
+function conformsToDocument(): Middleware & { checked: string[] } {
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+  ajv.addSchema({ $id: 'doc', components: document.components });
+  const checked: string[] = [];
+  return {
+    checked,
+    async onResponse({ schemaPath, request, response }) {
+      const operation = document.paths[schemaPath][request.method.toLowerCase()];
+      const media = operation.responses[String(response.status)]?.content;
+      expect(media, `${request.method} ${schemaPath} ${response.status} is documented`).toBeDefined();
+      const [type, { schema }] = Object.entries(media as Record<string, { schema: object }>)[0];
+      expect(response.headers.get('content-type')).toContain(type);
+      const validate = ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components', '"doc#/components')));
+      const body = await response.clone().json();
+      expect(validate(body) ? [] : validate.errors, `${request.method} ${schemaPath} ${response.status}`).toEqual([]);
+      checked.push(`${request.method} ${schemaPath} ${response.status}`);
+    },
+  };
+}
 
 function operations(): [string, string, any][] {
   return Object.entries(document.paths as Record<string, Record<string, any>>).flatMap(([path, item]) =>
@@ -92,7 +114,12 @@ describe('a client generated from the document', () => {
   it("drives the quick start: app, constructor mode, tool, install, instance, the agent's tools, an instant call", async () => {
     const handler = await new WebhookHandler().start();
     try {
-      const as = (token: string) => createClient<paths>({ baseUrl: api.baseUrl, headers: { authorization: `Bearer ${token}` } });
+      const conforms = conformsToDocument();
+      const as = (token: string) => {
+        const client = createClient<paths>({ baseUrl: api.baseUrl, headers: { authorization: `Bearer ${token}` } });
+        client.use(conforms);
+        return client;
+      };
       const developer = as(await developerToken('dev_quick_start'));
 
       const created = await developer.POST('/v1/apps', { body: { name: uniqueAppName('quick'), display_name: 'Quick start' } });
@@ -149,6 +176,7 @@ describe('a client generated from the document', () => {
       });
       expect(refused.response.status).toBe(422);
       expect(refused.error?.errors?.[0]?.path).toBe('dialog_id');
+      expect(conforms.checked).toHaveLength(8);
     } finally {
       await handler.stop();
     }

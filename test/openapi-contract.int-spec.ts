@@ -177,6 +177,29 @@ describe('a client generated from the document', () => {
       expect(refused.response.status).toBe(422);
       expect(refused.error?.errors?.[0]?.path).toBe('dialog_id');
       expect(conforms.checked).toHaveLength(8);
+
+      // The reads of what the quick start made answer as documented too.
+      const callId = called.data!.call_id;
+      const appPath = { params: { path: { app_id: app.id } } };
+      await agent.GET('/v1/agents/{agent_id}/tool-calls/{call_id}', { params: { path: { agent_id: agentId, call_id: callId } } });
+      await agent.POST('/v1/agents/{agent_id}/tool-calls/{call_id}/cancel', { params: { path: { agent_id: agentId, call_id: callId } } });
+      await developer.GET('/v1/apps', {});
+      await developer.GET('/v1/apps/{app_id}', appPath);
+      await developer.GET('/v1/apps/{app_id}/agent-tools', appPath);
+      await developer.GET('/v1/apps/{app_id}/tools', appPath);
+      await developer.GET('/v1/apps/{app_id}/tool-calls', { params: { path: { app_id: app.id }, query: { status: 'succeeded' } } });
+      await developer.GET('/v1/apps/{app_id}/tool-calls/{call_id}', { params: { path: { app_id: app.id, call_id: callId } } });
+      await developer.GET('/v1/apps/{app_id}/mcp/tools', appPath);
+      await project.GET('/v1/projects/{project_id}/installations', { params: { path: { project_id: projectId } } });
+      await project.GET('/v1/projects/{project_id}/installations/{installation_id}/tools', {
+        params: { path: { project_id: projectId, installation_id: installation.data!.id }, query: { lang: 'en' } },
+      });
+      await project.GET('/v1/projects/{project_id}/agents/{agent_id}/tool-instances', { params: { path: { project_id: projectId, agent_id: agentId } } });
+      await developer.POST('/v1/apps/{app_id}/webhook-secret/rotate', appPath);
+      expect(conforms.checked).toEqual(expect.arrayContaining([
+        'POST /v1/agents/{agent_id}/tool-calls/{call_id}/cancel 409', 'GET /v1/apps/{app_id}/tool-calls/{call_id} 200',
+      ]));
+      expect(conforms.checked).toHaveLength(21);
     } finally {
       await handler.stop();
     }

@@ -100,7 +100,8 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(call.responses)).toEqual(expect.arrayContaining(['200', '202', '422']));
     expect(call.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['agent_id', 'Idempotency-Key']));
     const calls = document.paths['/v1/apps/{app_id}/tool-calls'].get;
-    expect(calls.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['limit', 'cursor', 'status', 'tool_name', 'agent_id']));
+    const names = calls.parameters.map((p: { name: string }) => p.name);
+    expect(names).toEqual(expect.arrayContaining(['limit', 'cursor', 'status', 'tool_name', 'agent_id']));
     expect(document.paths['/v1/apps/{app_id}'].delete.responses['204']).toBeDefined();
     expect(document.paths['/v1/apps'].post.responses['201'].content['application/json'].schema.required).toContain('webhook_secret');
   });
@@ -194,7 +195,8 @@ describe('a client generated from the document', () => {
       await project.GET('/v1/projects/{project_id}/installations/{installation_id}/tools', {
         params: { path: { project_id: projectId, installation_id: installation.data!.id }, query: { lang: 'en' } },
       });
-      await project.GET('/v1/projects/{project_id}/agents/{agent_id}/tool-instances', { params: { path: { project_id: projectId, agent_id: agentId } } });
+      const agentPath = { project_id: projectId, agent_id: agentId };
+      await project.GET('/v1/projects/{project_id}/agents/{agent_id}/tool-instances', { params: { path: agentPath } });
       await developer.POST('/v1/apps/{app_id}/webhook-secret/rotate', appPath);
       expect(conforms.checked).toEqual(expect.arrayContaining([
         'POST /v1/agents/{agent_id}/tool-calls/{call_id}/cancel 409', 'GET /v1/apps/{app_id}/tool-calls/{call_id} 200',

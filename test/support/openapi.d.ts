@@ -380,7 +380,7 @@ export interface paths {
         put?: never;
         /**
          * Open the app's configurator page for a tool
-         * @description Answers the page URL with a one-time launch code, valid 10 minutes.
+         * @description The page URL with a launch code, valid 10 minutes.
          */
         post: operations["createConfiguratorLaunch"];
         delete?: never;

@@ -5,7 +5,8 @@ import { ProblemSchema } from './problem.schemas.js';
 
 /** The JSON Schema of a zod schema for /docs: the same schema that validates documents the route. */
 export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output' = 'input'): Record<string, any> {
-  const { $schema: _, ...jsonSchema } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
+  const options = { io, unrepresentable: 'any', target: 'draft-2020-12' } as const;
+  const { $schema: _, ...jsonSchema } = z.toJSONSchema(schema, options) as Record<string, unknown>;
   return jsonSchema;
 }
 
@@ -30,7 +31,11 @@ const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
 export function Problems(...statuses: ProblemStatus[]) {
   return applyDecorators(
     ...statuses.map((status) =>
-      ApiResponse({ status, description: PROBLEM_DESCRIPTIONS[status], content: { 'application/problem+json': { schema: PROBLEM_REF } } }),
+      ApiResponse({
+        status,
+        description: PROBLEM_DESCRIPTIONS[status],
+        content: { 'application/problem+json': { schema: PROBLEM_REF } },
+      }),
     ),
   );
 }
@@ -57,7 +62,8 @@ export function QueryOf(schema: z.ZodObject) {
   return applyDecorators(
     ...Object.entries(json.properties as Record<string, Record<string, unknown>>).map(([name, property]) => {
       const { description, ...propertySchema } = property;
-      return ApiQuery({ name, required: required.has(name) && !('default' in property), schema: propertySchema, ...(description ? { description: String(description) } : {}) });
+      const isRequired = required.has(name) && !('default' in property);
+      return ApiQuery({ name, required: isRequired, schema: propertySchema, ...(description ? { description: String(description) } : {}) });
     }),
   );
 }
@@ -79,7 +85,8 @@ export function describeApi(app: INestApplication, publicBaseUrl: string): OpenA
       .build(),
     { operationIdFactory: (_controller, method) => method },
   );
-  document.components = { ...document.components, schemas: { ...document.components?.schemas, Problem: jsonSchemaOf(ProblemSchema, 'output') } };
+  const schemas = { ...document.components?.schemas, Problem: jsonSchemaOf(ProblemSchema, 'output') };
+  document.components = { ...document.components, schemas };
   for (const pathItem of Object.values(document.paths) as Record<string, { security?: unknown[] }>[]) {
     for (const method of Object.keys(pathItem)) {
       if (!PATH_ITEM_METHODS.has(method)) delete pathItem[method];

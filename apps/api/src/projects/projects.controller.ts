@@ -131,7 +131,7 @@ export class ProjectsController {
   }
 
   @Post('agents/:agent_id/configurator-launches')
-  @Operation('createConfiguratorLaunch', "Open the app's configurator page for a tool", 'Answers the page URL with a one-time launch code, valid 10 minutes.')
+  @Operation('createConfiguratorLaunch', "Open the app's configurator page for a tool", 'The page URL with a launch code, valid 10 minutes.')
   @Answers(201, ConfiguratorLaunchResponseSchema, 'The launch')
   @Problems(400, 404, 409, 413, 422)
   @ApiBody({ schema: jsonSchemaOf(ConfiguratorLaunchSchema) })

@@ -163,3 +163,27 @@ describe('a switched-off app', () => {
     expect(launch.body.detail).toMatch(/switched its agent tools off/);
   });
 });
+
+describe('the reconciler', () => {
+  it('re-queues an overdue call of a switched-off app, and its attempt cancels it without a request', async () => {
+    const path = `/hook/${Math.random().toString(36).slice(2)}`;
+    const ctx = await agentWithTools(stack.api, [httpTool({ handler_url: handler.url(path), execution_mode: 'wait', retry_window: '5m' })]);
+    handler.secrets = [ctx.app.webhook_secret];
+    const tool = `${ctx.app.name.replace(/-/g, '_')}_find_customer`;
+    const accepted = await stack.api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body: { tool, dialog_id: 'd1', arguments: { customer_id: 'c1' } } });
+    const callId = accepted.body.call_id as string;
+    const done = await stack.api.request('GET', `${ctx.base}/tool-calls/${callId}?wait=15`, { token: ctx.agent });
+    expect(done.body.status).toBe('succeeded');
+    await stack.api.request('PUT', `/v1/apps/${ctx.app.id}/agent-tools`, { token: ctx.dev, body: { enabled: false, mode: 'constructor' } });
+    // Attempt 2 overdue with no job in Redis (as after a lost job): only the reconciler can queue it.
+    await stack.api.sql(
+      "UPDATE tool_calls SET status = 'queued', next_attempt_n = 2, next_attempt_at = now() - interval '10 seconds', finished_at = NULL WHERE id = $1",
+      [callId],
+    );
+    await waitFor(async () => (await stack.api.request('GET', `${ctx.base}/tool-calls/${callId}`, { token: ctx.agent })).body.status === 'cancelled');
+    const detail = await stack.api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls/${callId}`, { token: ctx.dev });
+    expect(detail.body.error).toMatchObject({ kind: 'cancelled', message: expect.stringMatching(/agent tools were switched off/) });
+    expect(detail.body.attempts.map((a: { n: number }) => a.n)).toEqual([1]);
+    expect(handler.at(path)).toHaveLength(1);
+  });
+});

@@ -103,7 +103,7 @@ describe('the hot path on pg prepared statements', () => {
     expect(await calls.claim(draft.id, 1, 1, deadline, new Date(deadline.getTime() + 1))).not.toBeNull(); // past its deadline
   });
 
-  it('claims for delivery with the app and, until the body is stored, the instance, as Prisma reads them', async () => {
+  it('claims for delivery with the app, installation, instance and tool as they are now, as Prisma reads them', async () => {
     const ctx = await deliveredCall();
     const nest = stack.api.app;
     const prisma = nest.get(PrismaService);
@@ -111,20 +111,28 @@ describe('the hot path on pg prepared statements', () => {
     const read = () => prisma.toolCall.findUniqueOrThrow({ where: { id: ctx.callId } });
     const app = await prisma.app.findUnique({ where: { id: ctx.app.id } });
     const instance = await prisma.toolInstance.findUnique({ where: { id: ctx.instanceId }, include: WITH_TOOL });
-    const deadline = new Date(Date.now() + 60_000);
+    const margin = 5_000;
     const requeue = (bodyEnc: string | null) =>
-      prisma.toolCall.update({ where: { id: ctx.callId }, data: { status: 'queued', nextAttemptN: 3, bodyEnc } });
+      prisma.toolCall.update({ where: { id: ctx.callId }, data: { status: 'queued', nextAttemptN: 3, bodyEnc, handlerUrl: 'https://old.example.com/h', attemptTimeoutS: 1 } });
+    const found = { app, installationExists: true, instance, httpToolExists: true };
 
-    expect(await calls.claimForDelivery(ctx.callId, 1, 3, deadline)).toBeNull(); // succeeded: nothing to claim
+    expect(await calls.claimForDelivery(ctx.callId, 1, 3, margin)).toBeNull(); // succeeded: nothing to claim
     await requeue(null);
-    expect(await calls.claimForDelivery(ctx.callId, 1, 2, deadline)).toBeNull(); // not the attempt due
-    const first = await calls.claimForDelivery(ctx.callId, 1, 3, deadline);
-    expect(first).toStrictEqual({ call: await read(), app, instance });
-    expect(first?.call).toMatchObject({ status: 'in_progress', attemptDeadline: deadline });
-    expect(await calls.claimForDelivery(ctx.callId, 1, 3, deadline)).toBeNull(); // a live attempt holds it
+    expect(await calls.claimForDelivery(ctx.callId, 1, 2, margin)).toBeNull(); // not the attempt due
+    const before = Date.now();
+    const first = await calls.claimForDelivery(ctx.callId, 1, 3, margin);
+    expect(first).toStrictEqual({ call: await read(), ...found });
+    // The tool's current handler URL and timeout, and a deadline that timeout plus the margin away.
+    const tool = instance?.httpTool;
+    expect(first?.call).toMatchObject({ status: 'in_progress', handlerUrl: tool?.handlerUrl, attemptTimeoutS: tool?.attemptTimeoutS });
+    const deadlineIn = (first?.call.attemptDeadline?.getTime() ?? 0) - before;
+    expect(deadlineIn).toBeGreaterThanOrEqual((tool?.attemptTimeoutS ?? 0) * 1000 + margin - 50);
+    expect(deadlineIn).toBeLessThanOrEqual((tool?.attemptTimeoutS ?? 0) * 1000 + margin + 1000);
+    expect(await calls.claimForDelivery(ctx.callId, 1, 3, margin)).toBeNull(); // a live attempt holds it
 
     await requeue('stored-body');
-    expect(await calls.claimForDelivery(ctx.callId, 1, 3, deadline)).toStrictEqual({ call: await read(), app, instance: null });
+    expect(await calls.claimForDelivery(ctx.callId, 1, 3, margin)).toStrictEqual({ call: await read(), ...found });
+    expect(await calls.currentTarget(ctx.callId)).toStrictEqual({ call: await read(), ...found });
   });
 
   it('runs Prisma and the hot path on one pool: the module gives Prisma the pool the repositories use', async () => {

@@ -31,12 +31,17 @@ export interface CallOutcome {
   finishedAt: Date | null;
 }
 
-/** A claimed call with what its attempt needs: the app, and the instance while the call has no stored body. */
-export interface ClaimedCall {
+/** A call with what it calls as it is now: each null (or false) where it is gone. */
+export interface CallTarget {
   call: ToolCall;
   app: App | null;
+  installationExists: boolean;
   instance: InstanceWithTool | null;
+  httpToolExists: boolean;
 }
+
+/** A claimed call with what its attempt checks and needs, read in the claim's statement. */
+export type ClaimedCall = CallTarget;
 
 export interface ToolCallFilters {
   status?: string;
@@ -101,15 +106,19 @@ export class ToolCallsRepository {
     return claimed ?? null;
   }
 
-  /** `claim`, reading in the same statement the app and (until the body is stored) the instance. */
-  async claimForDelivery(callId: string, round: number, n: number, deadline: Date, now = new Date()): Promise<ClaimedCall | null> {
-    const [row] = await this.db.rows<Record<string, unknown>>(SQL.claimForDelivery, [callId, round, n, utc(deadline), utc(now)]);
-    if (!row) return null;
-    return {
-      call: pick(row, TOOL_CALL_COLUMNS, ''),
-      app: row['a.id'] === null ? null : pick(row, APP_COLUMNS, 'a.'),
-      instance: instanceWithTool(row),
-    };
+  /**
+   * `claim` taking the tool's current handler URL and timeout (the deadline is that timeout plus
+   * `marginMs`), reading in the same statement the app, installation, instance and tool as they are now.
+   */
+  async claimForDelivery(callId: string, round: number, n: number, marginMs: number, now = new Date()): Promise<ClaimedCall | null> {
+    const [row] = await this.db.rows<Record<string, unknown>>(SQL.claimForDelivery, [callId, round, n, marginMs, utc(now)]);
+    return row ? callTarget(row) : null;
+  }
+
+  /** The call with its app, installation, instance and tool as they are now; null when the call is gone. */
+  async currentTarget(callId: string): Promise<CallTarget | null> {
+    const [row] = await this.db.rows<Record<string, unknown>>(SQL.currentTarget, [callId]);
+    return row ? callTarget(row) : null;
   }
 
   async storeBody(callId: string, bodyEnc: string): Promise<void> {
@@ -238,4 +247,14 @@ function isDataError(error: unknown): boolean {
   const meta = (error as { meta?: { driverAdapterError?: { cause?: { originalCode?: string } } } }).meta;
   const code = meta?.driverAdapterError?.cause?.originalCode ?? '';
   return code.startsWith('22') || code.startsWith('54');
+}
+
+function callTarget(row: Record<string, unknown>): CallTarget {
+  return {
+    call: pick(row, TOOL_CALL_COLUMNS, ''),
+    app: row['a.id'] === null ? null : pick(row, APP_COLUMNS, 'a.'),
+    installationExists: row['n.id'] !== null,
+    instance: instanceWithTool(row),
+    httpToolExists: row.httpToolExists === true,
+  };
 }

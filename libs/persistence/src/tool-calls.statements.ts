@@ -18,6 +18,31 @@ const CLAIM = `UPDATE tool_calls SET status = 'in_progress', attempt_deadline = 
   WHERE id = $1 AND round = $2 AND next_attempt_n = $3
     AND (status = 'queued' OR (status = 'in_progress' AND attempt_deadline < $5))`;
 
+/** The current HTTP tool's column (`handler_url`, `attempt_timeout_s`) of the call's instance, or the call's own. */
+const currentTool = (column: string) =>
+  `COALESCE((SELECT h.${column} FROM tool_instances ti JOIN http_tools h ON h.id = ti.http_tool_id
+    WHERE ti.id = tool_calls.tool_instance_id), tool_calls.${column})`;
+
+/**
+ * CLAIM taking the tool's current handler URL and timeout (a fixed URL reaches pending calls);
+ * $4 is the margin in ms past that timeout after which the attempt counts as lost.
+ */
+const CLAIM_CURRENT = `UPDATE tool_calls SET status = 'in_progress', updated_at = $5,
+    handler_url = ${currentTool('handler_url')}, attempt_timeout_s = ${currentTool('attempt_timeout_s')},
+    attempt_deadline = $5::timestamp(3) + make_interval(secs => ${currentTool('attempt_timeout_s')}) + $4::int * interval '1 millisecond'
+  WHERE id = $1 AND round = $2 AND next_attempt_n = $3
+    AND (status = 'queued' OR (status = 'in_progress' AND attempt_deadline < $5))`;
+
+/** A call (alias `c`) with its app, installation, instance and HTTP tool as they are now (null where gone). */
+const CURRENT_TARGET_SELECT = `${selectList(TOOL_CALL_COLUMNS, 'c')}, ${selectList(APP_COLUMNS, 'a', 'a.')},
+  ${INSTANCE_WITH_TOOL_SELECT},
+  EXISTS (SELECT 1 FROM http_tools t WHERE t.app_id = c.app_id AND t.name = c.tool_name) AS "httpToolExists"`;
+const CURRENT_TARGET_JOINS = `LEFT JOIN apps a ON a.id = c.app_id
+  LEFT JOIN installations n ON n.id = c.installation_id
+  LEFT JOIN apps na ON na.id = n.app_id
+  LEFT JOIN tool_instances i ON i.id = c.tool_instance_id AND i.installation_id = n.id
+  LEFT JOIN http_tools h ON h.id = i.http_tool_id`;
+
 /** The statements of a call's hot path (accept, claim, body, attempt), each prepared once per connection. */
 export const TOOL_CALL_STATEMENTS = {
   create: {
@@ -32,17 +57,14 @@ export const TOOL_CALL_STATEMENTS = {
     text: `SELECT ${CALL} FROM tool_calls WHERE id = $1 AND project_id = $2 AND agent_id = $3`,
   },
   claim: { name: 'tool_calls_claim', text: `${CLAIM} RETURNING ${CALL}` },
-  // The claim with what the attempt reads next: the app (its secrets), and the instance while no body is stored.
+  // The claim with what the attempt checks first: the app, installation, instance and tool as they are now.
   claimForDelivery: {
     name: 'tool_calls_claim_for_delivery',
-    text: `WITH claimed AS (${CLAIM} RETURNING *)
-      SELECT ${selectList(TOOL_CALL_COLUMNS, 'c')}, ${selectList(APP_COLUMNS, 'a', 'a.')}, ${INSTANCE_WITH_TOOL_SELECT}
-      FROM claimed c
-      LEFT JOIN apps a ON a.id = c.app_id
-      LEFT JOIN tool_instances i ON c.body_enc IS NULL AND i.id = c.tool_instance_id
-      LEFT JOIN installations n ON n.id = i.installation_id
-      LEFT JOIN apps na ON na.id = n.app_id
-      LEFT JOIN http_tools h ON h.id = i.http_tool_id`,
+    text: `WITH claimed AS (${CLAIM_CURRENT} RETURNING *) SELECT ${CURRENT_TARGET_SELECT} FROM claimed c ${CURRENT_TARGET_JOINS}`,
+  },
+  currentTarget: {
+    name: 'tool_calls_current_target',
+    text: `SELECT ${CURRENT_TARGET_SELECT} FROM tool_calls c ${CURRENT_TARGET_JOINS} WHERE c.id = $1`,
   },
   storeBody: { name: 'tool_calls_store_body', text: 'UPDATE tool_calls SET body_enc = $2, updated_at = $3 WHERE id = $1 RETURNING id' },
   recordAttempt: {

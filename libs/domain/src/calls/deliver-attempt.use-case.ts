@@ -11,11 +11,10 @@ import type { RetryWindow } from '../tools/http-tool.js';
 import { signingSecretsOf } from '../apps/webhook-secrets.js';
 import { attemptCount, nextAttempt, parseRetryAfter } from './retry-schedule.js';
 import { handlerSaid, resultOf, toolCallBody } from './tool-call-body.js';
+import { whyCallStops } from './why-call-stops.js';
 
 /** Margin past the attempt timeout after which an in-progress attempt counts as lost (a crash). */
 export const ATTEMPT_DEADLINE_MARGIN_MS = 5_000;
-
-class InstanceGoneError extends Error {}
 
 /** "attempt 2 of 5 failed: 503, next in 1 min": what an MCP client is told while a call is retried. */
 export function progressMessage(n: number, total: number, attempt: Pick<AttemptResult, 'outcome' | 'httpStatus'>, nextInMs: number): string {
@@ -51,27 +50,29 @@ export class DeliverAttempt {
   ) {}
 
   /**
-   * A queued attempt (the worker's job): claims it (reading its app, and its instance until the body
-   * is stored, in the same statement), then makes it. Returns the call after the
-   * attempt, or null when the attempt was not due (a stale or duplicate job).
+   * A queued attempt (the worker's job): claims it (reading in the same statement the app,
+   * installation, instance and tool as they are now, and taking the tool's current handler URL and
+   * timeout), checks that what the call calls is still there and on, then makes it. Returns the call
+   * after the attempt, or null when the attempt was not due (a stale or duplicate job).
    */
-  async execute(job: { callId: string; round: number; n: number; timeoutS: number }): Promise<ToolCall | null> {
-    const deadline = new Date(Date.now() + job.timeoutS * 1000 + ATTEMPT_DEADLINE_MARGIN_MS);
-    const claimed = await this.calls.claimForDelivery(job.callId, job.round, job.n, deadline);
+  async execute(job: { callId: string; round: number; n: number }): Promise<ToolCall | null> {
+    const claimed = await this.calls.claimForDelivery(job.callId, job.round, job.n, ATTEMPT_DEADLINE_MARGIN_MS);
     if (!claimed) return null;
-    const { call, app } = claimed;
-    let body: string;
-    try {
-      if (!app) throw new InstanceGoneError('the app was deleted before delivery');
-      body = await this.bodyOf(call, claimed.instance);
-    } catch (error) {
-      if (!(error instanceof InstanceGoneError)) throw error;
-      return this.finish(call, job.n, { outcome: 'network', durationMs: 0, error: error.message }, new Date(), {
-        status: 'cancelled',
-        error: { kind: 'cancelled', message: error.message },
-      });
-    }
-    return this.deliverClaimed(call, app, body, job.n);
+    const { call, app, instance } = claimed;
+    const stops = whyCallStops(claimed);
+    // No attempt is made, so none is recorded: the call just ends, saying what changed.
+    if (stops || !app || !instance) return this.cancelClaimed(call, stops ?? 'the tool instance was deleted');
+    return this.deliverClaimed(call, app, await this.bodyOf(call, instance), job.n);
+  }
+
+  private async cancelClaimed(call: ToolCall, message: string): Promise<ToolCall> {
+    const now = new Date();
+    const error = { kind: 'cancelled', message: `cancelled before attempt ${call.nextAttemptN}: ${message}` };
+    if (!(await this.calls.cancel(call.id, error, now))) return (await this.calls.getById(call.id)) ?? call;
+    this.metrics.callsFinished.inc({ mode: call.executionMode, status: 'cancelled' });
+    await this.events.publishFinished(call.id).catch(() => undefined);
+    const ended = { status: 'cancelled', error, finishedAt: now, nextAttemptAt: null, nextAttemptN: null, attemptDeadline: null };
+    return { ...call, ...ended, updatedAt: now } as ToolCall;
   }
 
   /**
@@ -146,9 +147,8 @@ export class DeliverAttempt {
   }
 
   /** The call's body: built (with private data decrypted) at its first attempt, then the same bytes every time. */
-  private async bodyOf(call: ToolCall, instance: AgentToolInstance | null): Promise<string> {
+  private async bodyOf(call: ToolCall, instance: AgentToolInstance): Promise<string> {
     if (call.bodyEnc) return this.secrets.decrypt(call.bodyEnc);
-    if (!instance) throw new InstanceGoneError('the tool instance was removed before delivery');
     const privateData = instance.privateDataEnc ? await this.secrets.decryptJson(instance.privateDataEnc) : {};
     const body = toolCallBody(call, instance.configuration, privateData);
     await this.calls.storeBody(call.id, await this.secrets.encrypt(body));

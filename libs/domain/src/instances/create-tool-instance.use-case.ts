@@ -6,6 +6,7 @@ import { DomainError, assertNoProblems } from '../errors.js';
 import { newId } from '../ids.js';
 import { FindInstallation } from '../projects/find-installation.use-case.js';
 import { AgentToolsets } from '../agents/agent-toolsets.js';
+import { refuseSwitchedOffApp } from '../apps/refuse-switched-off-app.js';
 import { httpToolFromRow } from '../tools/http-tool-record.js';
 import type { ToolParameter } from '../tools/http-tool.js';
 import { notConfigurable } from './not-configurable.js';
@@ -39,6 +40,7 @@ export class CreateToolInstance {
   async execute(projectId: string, agentId: string, input: CreateToolInstanceInput): Promise<ToolInstance> {
     assertNoProblems(instanceSettingsProblems(input));
     const { app } = await this.findInstallation.execute(projectId, input.installation_id);
+    refuseSwitchedOffApp(app, 'its tools cannot be given to an agent');
     const tool = await this.resolveTool(app.id, app.agentToolsMode, input.tool_name);
     if (setsConfiguration(input) && !tool.configurable) throw notConfigurable(input.tool_name);
     assertNoProblems(configuredParameterProblems(tool.parameters, input.configured_parameters ?? []));

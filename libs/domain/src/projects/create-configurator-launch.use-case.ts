@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { HttpToolsRepository, LaunchCodesRepository, ToolInstancesRepository } from '../../../persistence/src/index.js';
+import { refuseSwitchedOffApp } from '../apps/refuse-switched-off-app.js';
 import { DomainError } from '../errors.js';
 import { FindInstallation } from './find-installation.use-case.js';
 import type { Language } from './language.js';
@@ -34,6 +35,7 @@ export class CreateConfiguratorLaunch {
 
   async execute(projectId: string, agentId: string, input: ConfiguratorLaunchInput, now = new Date()) {
     const { app } = await this.findInstallation.execute(projectId, input.installation_id);
+    refuseSwitchedOffApp(app, 'its configurator cannot be opened');
     const tool = app.agentToolsMode === 'constructor' ? await this.httpTools.getByName(app.id, input.tool_name) : null;
     if (!tool) {
       throw DomainError.validation([{ path: 'tool_name', message: `the app's current mode has no HTTP tool "${input.tool_name}"` }]);

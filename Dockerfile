@@ -3,6 +3,8 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /app
 ENV REDISMS_DISABLE_POSTINSTALL=1
 COPY package.json package-lock.json ./
+# the verifier is an npm workspace: npm ci needs its package.json
+COPY libs/verifier/package.json libs/verifier/package.json
 RUN npm ci
 COPY . .
 RUN npm run build && npm prune --omit=dev

@@ -94,13 +94,14 @@ describe('the hot path on pg prepared statements', () => {
     expect(created).toStrictEqual(await prisma.toolCall.findUnique({ where: { id: draft.id } }));
     expect(created).toMatchObject({ ...draft, bodyEnc: null, result: null, error: null, finishedAt: null, attemptDeadline: null });
 
-    const deadline = new Date(now.getTime() + 60_000);
-    expect(await calls.claim(draft.id, 1, 2, deadline)).toBeNull(); // not the attempt due
-    const claimed = await calls.claim(draft.id, 1, 1, deadline);
-    expect(claimed).toStrictEqual(await prisma.toolCall.findUnique({ where: { id: draft.id } }));
-    expect(claimed).toMatchObject({ status: 'in_progress', attemptDeadline: deadline });
-    expect(await calls.claim(draft.id, 1, 1, deadline)).toBeNull(); // a live attempt holds it
-    expect(await calls.claim(draft.id, 1, 1, deadline, new Date(deadline.getTime() + 1))).not.toBeNull(); // past its deadline
+    expect(await calls.claimForDelivery(draft.id, 1, 2, 5_000)).toBeNull(); // not the attempt due
+    const claimed = await calls.claimForDelivery(draft.id, 1, 1, 5_000);
+    expect(claimed?.call).toStrictEqual(await prisma.toolCall.findUnique({ where: { id: draft.id } }));
+    expect(claimed?.call.status).toBe('in_progress');
+    const deadline = claimed?.call.attemptDeadline as Date;
+    expect(await calls.claimForDelivery(draft.id, 1, 1, 5_000)).toBeNull(); // a live attempt holds it
+    const afterDeadline = new Date(deadline.getTime() + 1);
+    expect(await calls.claimForDelivery(draft.id, 1, 1, 5_000, afterDeadline)).not.toBeNull(); // a crash: taken again
   });
 
   it('claims for delivery with the app, installation, instance and tool as they are now, as Prisma reads them', async () => {
@@ -129,6 +130,8 @@ describe('the hot path on pg prepared statements', () => {
     expect(deadlineIn).toBeGreaterThanOrEqual((tool?.attemptTimeoutS ?? 0) * 1000 + margin - 50);
     expect(deadlineIn).toBeLessThanOrEqual((tool?.attemptTimeoutS ?? 0) * 1000 + margin + 1000);
     expect(await calls.claimForDelivery(ctx.callId, 1, 3, margin)).toBeNull(); // a live attempt holds it
+    const pastDeadline = new Date((first?.call.attemptDeadline?.getTime() ?? 0) + 1);
+    expect(await calls.claimForDelivery(ctx.callId, 1, 3, margin, pastDeadline)).not.toBeNull(); // a crash: taken again
 
     await requeue('stored-body');
     expect(await calls.claimForDelivery(ctx.callId, 1, 3, margin)).toStrictEqual({ call: await read(), ...found });

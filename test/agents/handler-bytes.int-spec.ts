@@ -115,7 +115,7 @@ describe('an attempt already in flight', () => {
     expect(handler.at(ctx.path)).toHaveLength(1);
     // What a retried or stalled job does: the same attempt, taken up again while it is in flight.
     const queue = stack.api.app.get(DeliveryQueue);
-    const job = { callId, appId: ctx.app.id, timeoutS: 10, round: 1, n: 1 };
+    const job = { callId, appId: ctx.app.id, round: 1, n: 1 };
     await queue.queue.add(DELIVER_TOOL_CALL_JOB, job, { jobId: `${callId}-duplicate` });
     const finished = await ctx.read(callId, 5);
     expect(finished.body.status).toBe('succeeded');

@@ -40,9 +40,6 @@ export interface CallTarget {
   httpToolExists: boolean;
 }
 
-/** A claimed call with what its attempt checks and needs, read in the claim's statement. */
-export type ClaimedCall = CallTarget;
-
 export interface ToolCallFilters {
   status?: string;
   toolName?: string;
@@ -97,20 +94,13 @@ export class ToolCallsRepository {
   }
 
   /**
-   * Takes attempt `n` of the call's current round: only if it is the attempt due and no live
-   * attempt holds the call (a stale, duplicate or retried job finds nothing). An in-progress call
-   * is taken again only past its attempt deadline: an attempt interrupted by a crash is made again.
+   * Takes attempt `n` of the call's current round: only if it is the attempt due and no live attempt
+   * holds the call (a stale, duplicate or retried job finds nothing); an in-progress call is taken again
+   * only past its attempt deadline (a crash). It takes the tool's current handler URL and timeout (the
+   * deadline is that timeout plus `marginMs`) and reads, in the same statement, the app, installation,
+   * instance and tool as they are now.
    */
-  async claim(callId: string, round: number, n: number, deadline: Date, now = new Date()): Promise<ToolCall | null> {
-    const [claimed] = await this.db.rows<ToolCall>(SQL.claim, [callId, round, n, utc(deadline), utc(now)]);
-    return claimed ?? null;
-  }
-
-  /**
-   * `claim` taking the tool's current handler URL and timeout (the deadline is that timeout plus
-   * `marginMs`), reading in the same statement the app, installation, instance and tool as they are now.
-   */
-  async claimForDelivery(callId: string, round: number, n: number, marginMs: number, now = new Date()): Promise<ClaimedCall | null> {
+  async claimForDelivery(callId: string, round: number, n: number, marginMs: number, now = new Date()): Promise<CallTarget | null> {
     const [row] = await this.db.rows<Record<string, unknown>>(SQL.claimForDelivery, [callId, round, n, marginMs, utc(now)]);
     return row ? callTarget(row) : null;
   }
@@ -143,7 +133,7 @@ export class ToolCallsRepository {
     try {
       return await this.writeAttempt(callId, round, n, attempt, outcome, attemptId);
     } catch (error) {
-      if (!isDataError(error) && !isRefusedValue(error)) throw error;
+      if (!isDataError(error)) throw error;
       const note = 'the details could not be recorded';
       const kind = (outcome.error as { kind?: unknown } | null)?.kind;
       const minimal: CallOutcome = {
@@ -241,12 +231,9 @@ export class ToolCallsRepository {
   }
 }
 
-/** Postgres refused the values (SQLSTATE 22: data exception, 54: a limit such as nesting), not the connection. */
+/** Postgres refused the values (a data exception or a limit such as nesting), or they could not be serialized. */
 function isDataError(error: unknown): boolean {
-  if (error instanceof RangeError || error instanceof TypeError) return true; // the values could not even be serialized
-  const meta = (error as { meta?: { driverAdapterError?: { cause?: { originalCode?: string } } } }).meta;
-  const code = meta?.driverAdapterError?.cause?.originalCode ?? '';
-  return code.startsWith('22') || code.startsWith('54');
+  return error instanceof RangeError || error instanceof TypeError || isRefusedValue(error);
 }
 
 function callTarget(row: Record<string, unknown>): CallTarget {

@@ -10,24 +10,17 @@ const CALL = selectList(TOOL_CALL_COLUMNS);
 const FIELDS = Object.keys(TOOL_CALL_COLUMNS) as (keyof ToolCall)[];
 const JSON_FIELDS = new Set<keyof ToolCall>(['arguments', 'result', 'error']);
 
-/**
- * Takes attempt $3 of round $2 if it is due and no live attempt holds the call; $5 is now: the
- * deadline a live attempt holds the call until is compared with it, and it is the row's updated_at.
- */
-const CLAIM = `UPDATE tool_calls SET status = 'in_progress', attempt_deadline = $4, updated_at = $5
-  WHERE id = $1 AND round = $2 AND next_attempt_n = $3
-    AND (status = 'queued' OR (status = 'in_progress' AND attempt_deadline < $5))`;
-
 /** The current HTTP tool's column (`handler_url`, `attempt_timeout_s`) of the call's instance, or the call's own. */
 const currentTool = (column: string) =>
   `COALESCE((SELECT h.${column} FROM tool_instances ti JOIN http_tools h ON h.id = ti.http_tool_id
     WHERE ti.id = tool_calls.tool_instance_id), tool_calls.${column})`;
 
 /**
- * CLAIM taking the tool's current handler URL and timeout (a fixed URL reaches pending calls);
- * $4 is the margin in ms past that timeout after which the attempt counts as lost.
+ * Takes attempt $3 of round $2 if it is due and no live attempt holds the call ($5 is now: a live
+ * attempt holds it until its deadline), with the tool's current handler URL and timeout (a fixed URL
+ * reaches pending calls); $4 is the margin in ms past that timeout after which the attempt counts as lost.
  */
-const CLAIM_CURRENT = `UPDATE tool_calls SET status = 'in_progress', updated_at = $5,
+const CLAIM = `UPDATE tool_calls SET status = 'in_progress', updated_at = $5,
     handler_url = ${currentTool('handler_url')}, attempt_timeout_s = ${currentTool('attempt_timeout_s')},
     attempt_deadline = $5::timestamp(3) + make_interval(secs => ${currentTool('attempt_timeout_s')}) + $4::int * interval '1 millisecond'
   WHERE id = $1 AND round = $2 AND next_attempt_n = $3
@@ -56,11 +49,10 @@ export const TOOL_CALL_STATEMENTS = {
     name: 'tool_calls_get_for_agent',
     text: `SELECT ${CALL} FROM tool_calls WHERE id = $1 AND project_id = $2 AND agent_id = $3`,
   },
-  claim: { name: 'tool_calls_claim', text: `${CLAIM} RETURNING ${CALL}` },
   // The claim with what the attempt checks first: the app, installation, instance and tool as they are now.
   claimForDelivery: {
     name: 'tool_calls_claim_for_delivery',
-    text: `WITH claimed AS (${CLAIM_CURRENT} RETURNING *) SELECT ${CURRENT_TARGET_SELECT} FROM claimed c ${CURRENT_TARGET_JOINS}`,
+    text: `WITH claimed AS (${CLAIM} RETURNING *) SELECT ${CURRENT_TARGET_SELECT} FROM claimed c ${CURRENT_TARGET_JOINS}`,
   },
   currentTarget: {
     name: 'tool_calls_current_target',

@@ -14,8 +14,6 @@ export interface DeliverToolCallJob {
   callId: string;
   /** Lets the worker cap each app's deliveries in flight before it touches the database. */
   appId: string;
-  /** The call's attempt timeout: the claim sets when an attempt in progress counts as lost. */
-  timeoutS: number;
   round: number;
   n: number;
 }

@@ -70,7 +70,7 @@ export class AcceptToolCall {
     if (tool.execution_mode === 'instant') return this.deliverNow(draft, target);
     const call = await this.calls.create(draft);
     // The call is stored first: if Redis is away now, the reconciler queues it later.
-    await this.queue.enqueue({ callId: call.id, appId: call.appId, timeoutS: call.attemptTimeoutS, round: 1, n: 1 }, 0).catch((error: Error) => {
+    await this.queue.enqueue({ callId: call.id, appId: call.appId, round: 1, n: 1 }, 0).catch((error: Error) => {
       this.logger.warn(`call ${call.id}: not queued (${error.message}); the reconciler will`);
     });
     return call;

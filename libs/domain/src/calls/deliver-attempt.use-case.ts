@@ -140,7 +140,7 @@ export class DeliverAttempt {
         .publishProgress(call.id, { n, total, message: progressMessage(n, total, attempt, dueAt.getTime() - Date.now()) })
         .catch(() => undefined);
       await this.queue
-        .enqueue({ callId: call.id, appId: call.appId, timeoutS: call.attemptTimeoutS, round: call.round, n: outcome.nextAttemptN as number }, dueAt.getTime() - Date.now())
+        .enqueue({ callId: call.id, appId: call.appId, round: call.round, n: outcome.nextAttemptN as number }, dueAt.getTime() - Date.now())
         .catch((error: Error) => this.logger.warn(`call ${call.id}: next attempt not queued (${error.message}); the reconciler will`));
     }
     return { ...call, ...outcome, attemptDeadline: null, updatedAt: new Date() } as ToolCall;

@@ -43,8 +43,8 @@ export class ReconcileToolCalls {
         continue;
       }
       if (call.nextAttemptN === null) continue;
-      const { id: callId, appId, attemptTimeoutS: timeoutS, round, nextAttemptN: n } = call;
-      jobs.push({ callId, appId, timeoutS, round, n });
+      const { id: callId, appId, round, nextAttemptN: n } = call;
+      jobs.push({ callId, appId, round, n });
     }
     await this.queue.enqueueNow(jobs);
     this.metrics.reconcilerRequeued.inc(jobs.length);

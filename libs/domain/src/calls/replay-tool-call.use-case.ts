@@ -23,7 +23,7 @@ export class ReplayToolCall {
     if (!replayed) throw DomainError.conflict(`Tool call "${callId}" is still ${call.status}: only a finished call can be replayed.`);
     // Read before queueing: the answer is the call as accepted (queued), not whatever a fast worker made of it.
     const accepted = (await this.calls.getForApp(developerId, appId, callId)) as ToolCallWithAttempts;
-    await this.queue.enqueue({ callId, appId, timeoutS: replayed.attemptTimeoutS, round: replayed.round, n: 1 }, 0).catch(() => undefined);
+    await this.queue.enqueue({ callId, appId, round: replayed.round, n: 1 }, 0).catch(() => undefined);
     return accepted;
   }
 }

@@ -126,6 +126,8 @@ export async function startToolgate({ redisUrl, scale = 1, label = 'toolgate', e
     NODE_ENV: 'development',
     // The worker's Prometheus endpoint defaults to 9464, which another worker on this machine may hold.
     WORKER_METRICS_PORT: '0',
+    // One synthetic agent long-polls hundreds of calls at once (row 8); a real agent stays under the default 20.
+    AGENT_MAX_CONCURRENT_WAITS: '1000',
     ...extraEnv,
   };
   const migrate = spawnSync(process.execPath, [join(ROOT, 'dist/scripts/db-migrate.js')], {

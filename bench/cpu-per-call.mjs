@@ -18,7 +18,8 @@ const redis = await startRedis();
 const handler = await startHandler();
 const stack = await startToolgate({ redisUrl: redis.url, label: 'cpu' });
 const hc = new Client(handler.url);
-const count = async (path) => JSON.parse(await (await hc.request({ method: 'GET', path: '/_stats' })).body.text()).counts[path] ?? 0;
+const count = async (path) =>
+  JSON.parse(await (await hc.request({ method: 'GET', path: '/_stats' })).body.text()).counts[path] ?? 0;
 try {
   for (const mode of ['instant', 'background']) {
     const path = `/ok/cpu-${mode}`;
@@ -26,19 +27,22 @@ try {
     const agent = await agentWith(stack, app.app, ['t']);
     const pool = new Pool(stack.baseUrl, { connections: C });
     const request = {
-      method: 'POST', path: `/v1/agents/${agent.agentId}/tool-calls`,
+      method: 'POST',
+      path: `/v1/agents/${agent.agentId}/tool-calls`,
       headers: { 'content-type': 'application/json', authorization: `Bearer ${agent.token}` },
       body: JSON.stringify({ tool: `${app.prefix}t`, dialog_id: 'cpu', arguments: CALL_ARGUMENTS }),
     };
     const burst = async (n) => {
       let i = 0;
-      await Promise.all(Array.from({ length: C }, async () => {
-        while (i++ < n) {
-          const response = await pool.request(request);
-          await response.body.dump();
-          if (response.statusCode >= 300) throw new Error(`status ${response.statusCode}`);
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: C }, async () => {
+          while (i++ < n) {
+            const response = await pool.request(request);
+            await response.body.dump();
+            if (response.statusCode >= 300) throw new Error(`status ${response.statusCode}`);
+          }
+        }),
+      );
     };
     await burst(300);
     while ((await count(path)) < 300) await sleep(100);
@@ -49,7 +53,9 @@ try {
     const r = probe.stop(N);
     const figures = JSON.stringify(Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Number(v.toFixed(3))])));
     const sum = (r.api + r.worker + r.postgres + r.redis).toFixed(3);
-    console.log(`${mode}: ${figures} sum(api+worker+pg+redis)=${sum} ms/call, ${((N / r.wall_ms) * 1000).toFixed(0)} calls/s`);
+    console.log(
+      `${mode}: ${figures} sum(api+worker+pg+redis)=${sum} ms/call, ${((N / r.wall_ms) * 1000).toFixed(0)} calls/s`,
+    );
     await pool.close();
   }
 } finally {

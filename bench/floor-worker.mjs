@@ -16,7 +16,13 @@ import { Redis } from 'ioredis';
 import { Agent, request } from 'undici';
 import { WEBHOOK_BODY } from './lib/body.mjs';
 
-const { REDIS_URL, HANDLER_URL, FLOOR_PREFIX = 'benchfloor', FLOOR_QUEUE = 'floor', FLOOR_CONCURRENCY = '50' } = process.env;
+const {
+  REDIS_URL,
+  HANDLER_URL,
+  FLOOR_PREFIX = 'benchfloor',
+  FLOOR_QUEUE = 'floor',
+  FLOOR_CONCURRENCY = '50',
+} = process.env;
 const OFFSETS_MS = [0, 150, 600];
 const dispatcher = new Agent({ connections: 128, keepAliveTimeout: 4_000 });
 const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
@@ -58,12 +64,16 @@ const worker = new Worker(
     const first = n === 1 ? sentAt : job.data.first;
     const status = await post(job.data.path, id).catch(() => 0);
     if (status !== 200 && n < OFFSETS_MS.length) {
-      await queue.add('schedule', { id, n: n + 1, first, path }, {
-        jobId: `${id}-a${n + 1}`,
-        delay: Math.max(0, first + OFFSETS_MS[n] - Date.now()),
-        removeOnComplete: true,
-        removeOnFail: true,
-      });
+      await queue.add(
+        'schedule',
+        { id, n: n + 1, first, path },
+        {
+          jobId: `${id}-a${n + 1}`,
+          delay: Math.max(0, first + OFFSETS_MS[n] - Date.now()),
+          removeOnComplete: true,
+          removeOnFail: true,
+        },
+      );
     } else finish(status === 200);
     return status;
   },

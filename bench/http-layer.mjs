@@ -43,10 +43,19 @@ try {
       method: 'POST',
       path: `/v1/agents/${agent.agentId}/tool-calls`,
       headers,
-      body: JSON.stringify({ tool: `${instant.prefix}ping`, dialog_id: 'http-layer', arguments: { customer_id: 'c-1' } }),
+      body: JSON.stringify({
+        tool: `${instant.prefix}ping`,
+        dialog_id: 'http-layer',
+        arguments: { customer_id: 'c-1' },
+      }),
       expect: 200,
     },
-    'GET tools': { method: 'GET', path: `/v1/agents/${agent.agentId}/tools`, headers: { authorization: headers.authorization }, expect: 200 },
+    'GET tools': {
+      method: 'GET',
+      path: `/v1/agents/${agent.agentId}/tools`,
+      headers: { authorization: headers.authorization },
+      expect: 200,
+    },
   };
   const pool = new Pool(stack.baseUrl, { connections: K, pipelining: 1 });
   for (const request of Object.values(requests)) await measure(pool, stack.api.pid, request, Math.min(500, N), K); // warm-up
@@ -56,7 +65,9 @@ try {
     for (let i = 0; i < ROUNDS; i += 1) rounds.push(await measure(pool, stack.api.pid, request, N, K));
     const cpu = median(rounds.map((r) => r.cpuMsPerRequest));
     const rate = median(rounds.map((r) => r.perSecond));
-    console.log(`${name}: API CPU ${cpu.toFixed(3)} ms/request, ${rate.toFixed(0)} req/s (N=${N}, K=${K}, median of ${ROUNDS})`);
+    console.log(
+      `${name}: API CPU ${cpu.toFixed(3)} ms/request, ${rate.toFixed(0)} req/s (N=${N}, K=${K}, median of ${ROUNDS})`,
+    );
   }
   console.log(`load after: ${execSync('uptime').toString().trim()}`);
   await pool.close();

@@ -8,7 +8,9 @@ import { fileURLToPath } from 'node:url';
 const dir = fileURLToPath(new URL('./profiles', import.meta.url));
 const files = process.argv.slice(2).length
   ? process.argv.slice(2)
-  : readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).map((f) => join(dir, f));
+  : readdirSync(dir)
+      .filter((f) => f.endsWith('.cpuprofile'))
+      .map((f) => join(dir, f));
 
 function bucketOf({ url, functionName }) {
   if (!url) return functionName || '(anonymous native)';
@@ -44,7 +46,12 @@ for (const file of files) {
     [...map]
       .sort((a, b) => b[1] - a[1])
       .slice(0, n)
-      .map(([name, us]) => `  ${((100 * us) / busy).toFixed(1).padStart(5)} %  ${(us / 1000).toFixed(0).padStart(7)} ms  ${name}`)
+      .map(
+        ([name, us]) =>
+          `  ${((100 * us) / busy).toFixed(1).padStart(5)} %  ${(us / 1000).toFixed(0).padStart(7)} ms  ${name}`,
+      )
       .join('\n');
-  console.log(`\n${basename(file)}: ${(busy / 1000).toFixed(0)} ms busy (self time, idle excluded)\nby package / file:\n${top(buckets, 20)}\nhottest functions:\n${top(functions, 15)}`);
+  console.log(
+    `\n${basename(file)}: ${(busy / 1000).toFixed(0)} ms busy (self time, idle excluded)\nby package / file:\n${top(buckets, 20)}\nhottest functions:\n${top(functions, 15)}`,
+  );
 }

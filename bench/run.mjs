@@ -13,7 +13,15 @@ import { killAllSync, rssMiB, stopAll } from './lib/procs.mjs';
 import { ROOT, startEverything, startFloorWorker, startHandler, startRedis, startToolgate } from './lib/stack.mjs';
 import { fmt, fmtSpread, median, percentile, spread } from './lib/stats.mjs';
 import {
-  fairness, fairnessFixtures, instantLatency, instantThroughput, mainFixtures, mcpProxy, queuedThroughput, scheduleAccuracy, toolsList,
+  fairness,
+  fairnessFixtures,
+  instantLatency,
+  instantThroughput,
+  mainFixtures,
+  mcpProxy,
+  queuedThroughput,
+  scheduleAccuracy,
+  toolsList,
 } from './scenarios.mjs';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -179,7 +187,8 @@ async function onStack(label, start, allRows) {
   try {
     await start();
   } catch (error) {
-    for (const [id, title] of rows) (results[id] = { title, runs: [], notes: [] }).notes.push(`setup failed: ${error.message.split('\n')[0]}`);
+    for (const [id, title] of rows)
+      (results[id] = { title, runs: [], notes: [] }).notes.push(`setup failed: ${error.message.split('\n')[0]}`);
     log(error.stack);
     await ctx.stack?.stop();
     ctx.stack = undefined;
@@ -190,7 +199,10 @@ async function onStack(label, start, allRows) {
       log(`restarting the ${label} stack after a failed row`);
       await start();
     }
-    const ok = await runRow(id, title, (run, signal) => fn(ctx, run, signal), { ...options, restart: () => restartStack(start) });
+    const ok = await runRow(id, title, (run, signal) => fn(ctx, run, signal), {
+      ...options,
+      restart: () => restartStack(start),
+    });
     if (!ok) {
       await ctx.stack.stop();
       ctx.stack = undefined;
@@ -249,13 +261,21 @@ async function main() {
     },
     [['8', 'fairness: app B while app A hangs', fairness]],
   );
-  await onStack('schedule stack, RETRY_TIME_SCALE=0.01', async () => (ctx.stack = await startToolgate({ redisUrl: ctx.redis.url, scale: 0.01, label: 'sched' })), [
-    ['4', 'schedule accuracy, wait calls to /fail-twice', scheduleAccuracy],
-  ]);
+  await onStack(
+    'schedule stack, RETRY_TIME_SCALE=0.01',
+    async () => (ctx.stack = await startToolgate({ redisUrl: ctx.redis.url, scale: 0.01, label: 'sched' })),
+    [['4', 'schedule accuracy, wait calls to /fail-twice', scheduleAccuracy]],
+  );
   if (cfg.variantRuns > 0) {
     await onStack(
       'schedule stack, RETRY_TIME_SCALE=0.01, APP_DELIVERY_CONCURRENCY=50',
-      async () => (ctx.stack = await startToolgate({ redisUrl: ctx.redis.url, scale: 0.01, label: 'schednocap', extraEnv: NO_CAP })),
+      async () =>
+        (ctx.stack = await startToolgate({
+          redisUrl: ctx.redis.url,
+          scale: 0.01,
+          label: 'schednocap',
+          extraEnv: NO_CAP,
+        })),
       [['4b', 'schedule accuracy, APP_DELIVERY_CONCURRENCY=50', scheduleAccuracy, { runs: cfg.variantRuns }]],
     );
   }
@@ -281,7 +301,10 @@ function line(id, metric, { floor, tg, vs, vsUnit = '', unit = 'ms', goal = '', 
   if (vs) {
     const s = spread(values(id, vs));
     const sign = vsUnit === 'ms' && s.median > 0 ? '+' : '';
-    vsCell = s.n === 0 ? '–' : `${sign}${vsUnit === '×' ? `${fmt(s.median)}×` : fmt(s.median, vsUnit)}${s.n > 1 ? ` (${fmt(s.min)}–${fmt(s.max)})` : ''}`;
+    vsCell =
+      s.n === 0
+        ? '–'
+        : `${sign}${vsUnit === '×' ? `${fmt(s.median)}×` : fmt(s.median, vsUnit)}${s.n > 1 ? ` (${fmt(s.min)}–${fmt(s.max)})` : ''}`;
   }
   let metCell = '';
   if (met !== undefined) {
@@ -296,42 +319,147 @@ const check = (value, test) => (known(value) ? test(value) : null);
 
 function tableLines() {
   const L = [];
-  L.push(line('1', 'p50', { floor: 'floor_p50', tg: 'tg_p50', vs: 'added_p50', vsUnit: 'ms', goal: 'added p50 ≤ 1 ms', met: () => check(med('1', 'added_p50'), (v) => v <= 1) }));
-  L.push(line('1', 'p99', { floor: 'floor_p99', tg: 'tg_p99', vs: 'added_p99', vsUnit: 'ms', goal: 'added p99 ≤ 5 ms', met: () => check(med('1', 'added_p99'), (v) => v <= 5) }));
-  L.push(line('2', 'calls/s', { floor: 'floor_rate', tg: 'tg_rate', unit: '/s', vs: 'ratio', vsUnit: '×', goal: '≥ 3,000 calls/s', met: () => check(med('2', 'tg_rate'), (v) => v >= 3000) }));
+  L.push(
+    line('1', 'p50', {
+      floor: 'floor_p50',
+      tg: 'tg_p50',
+      vs: 'added_p50',
+      vsUnit: 'ms',
+      goal: 'added p50 ≤ 1 ms',
+      met: () => check(med('1', 'added_p50'), (v) => v <= 1),
+    }),
+  );
+  L.push(
+    line('1', 'p99', {
+      floor: 'floor_p99',
+      tg: 'tg_p99',
+      vs: 'added_p99',
+      vsUnit: 'ms',
+      goal: 'added p99 ≤ 5 ms',
+      met: () => check(med('1', 'added_p99'), (v) => v <= 5),
+    }),
+  );
+  L.push(
+    line('2', 'calls/s', {
+      floor: 'floor_rate',
+      tg: 'tg_rate',
+      unit: '/s',
+      vs: 'ratio',
+      vsUnit: '×',
+      goal: '≥ 3,000 calls/s',
+      met: () => check(med('2', 'tg_rate'), (v) => v >= 3000),
+    }),
+  );
   L.push(line('2', 'p99 under load', { floor: 'floor_p99', tg: 'tg_p99' }));
   for (const id of ['3', '3b'].filter((k) => results[k])) {
-    L.push(line(id, 'end to end, calls/s', { floor: 'floor_rate', tg: 'tg_rate', unit: '/s', vs: 'ratio', vsUnit: '×', goal: '≥ 2,000 calls/s', met: () => check(med(id, 'tg_rate'), (v) => v >= 2000) }));
-    L.push(line(id, 'accepted (enqueue only), calls/s', { floor: 'floor_enqueue_rate', tg: 'tg_accept_rate', unit: '/s' }));
+    L.push(
+      line(id, 'end to end, calls/s', {
+        floor: 'floor_rate',
+        tg: 'tg_rate',
+        unit: '/s',
+        vs: 'ratio',
+        vsUnit: '×',
+        goal: '≥ 2,000 calls/s',
+        met: () => check(med(id, 'tg_rate'), (v) => v >= 2000),
+      }),
+    );
+    L.push(
+      line(id, 'accepted (enqueue only), calls/s', { floor: 'floor_enqueue_rate', tg: 'tg_accept_rate', unit: '/s' }),
+    );
   }
   for (const id of ['4', '4b'].filter((k) => results[k])) {
-    for (const [a, off] of [['a2', '150 ms'], ['a3', '600 ms']]) {
+    for (const [a, off] of [
+      ['a2', '150 ms'],
+      ['a3', '600 ms'],
+    ]) {
       L.push(line(id, `attempt ${a[1]} (offset ${off}) lateness p50`, { floor: `floor_${a}_p50`, tg: `tg_${a}_p50` }));
-      L.push(line(id, `attempt ${a[1]} lateness p99`, { floor: `floor_${a}_p99`, tg: `tg_${a}_p99`, goal: 'p99 ≤ 50 ms', met: () => check(med(id, `tg_${a}_p99`), (v) => v <= 50) }));
-      L.push(line(id, `attempt ${a[1]} lateness max (min)`, {
-        tgText: `${fmtSpread(values(id, `tg_${a}_max`), 'ms')} (min ${fmt(med(id, `tg_${a}_min`))})`,
-        floorText: `${fmtSpread(values(id, `floor_${a}_max`), 'ms')} (min ${fmt(med(id, `floor_${a}_min`))})`,
-      }));
+      L.push(
+        line(id, `attempt ${a[1]} lateness p99`, {
+          floor: `floor_${a}_p99`,
+          tg: `tg_${a}_p99`,
+          goal: 'p99 ≤ 50 ms',
+          met: () => check(med(id, `tg_${a}_p99`), (v) => v <= 50),
+        }),
+      );
+      L.push(
+        line(id, `attempt ${a[1]} lateness max (min)`, {
+          tgText: `${fmtSpread(values(id, `tg_${a}_max`), 'ms')} (min ${fmt(med(id, `tg_${a}_min`))})`,
+          floorText: `${fmtSpread(values(id, `floor_${a}_max`), 'ms')} (min ${fmt(med(id, `floor_${a}_min`))})`,
+        }),
+      );
     }
   }
-  L.push(line('5', 'tools/call p50', { floor: 'floor_p50', tg: 'tg_p50', vs: 'ratio_p50', vsUnit: '×', goal: '≤ 1.5× floor', met: () => check(med('5', 'ratio_p50'), (v) => v <= 1.5) }));
+  L.push(
+    line('5', 'tools/call p50', {
+      floor: 'floor_p50',
+      tg: 'tg_p50',
+      vs: 'ratio_p50',
+      vsUnit: '×',
+      goal: '≤ 1.5× floor',
+      met: () => check(med('5', 'ratio_p50'), (v) => v <= 1.5),
+    }),
+  );
   L.push(line('5', 'tools/call p99', { floor: 'floor_p99', tg: 'tg_p99', vs: 'ratio_p99', vsUnit: '×' }));
-  L.push(line('6', 'REST GET /tools p50 (floor: same bytes from node:http)', { floor: 'floor_rest_p50', tg: 'tg_rest_p50', goal: 'p50 ≤ 5 ms', met: () => check(med('6', 'tg_rest_p50'), (v) => v <= 5) }));
+  L.push(
+    line('6', 'REST GET /tools p50 (floor: same bytes from node:http)', {
+      floor: 'floor_rest_p50',
+      tg: 'tg_rest_p50',
+      goal: 'p50 ≤ 5 ms',
+      met: () => check(med('6', 'tg_rest_p50'), (v) => v <= 5),
+    }),
+  );
   L.push(line('6', 'REST GET /tools p99', { floor: 'floor_rest_p99', tg: 'tg_rest_p99' }));
-  L.push(line('6', `MCP tools/list p50 (floor: server-everything, ${fmt(med('6', 'floor_mcp_tools'))} tools)`, { floor: 'floor_mcp_p50', tg: 'tg_mcp_p50', goal: 'p50 ≤ 5 ms', met: () => check(med('6', 'tg_mcp_p50'), (v) => v <= 5) }));
+  L.push(
+    line('6', `MCP tools/list p50 (floor: server-everything, ${fmt(med('6', 'floor_mcp_tools'))} tools)`, {
+      floor: 'floor_mcp_p50',
+      tg: 'tg_mcp_p50',
+      goal: 'p50 ≤ 5 ms',
+      met: () => check(med('6', 'tg_mcp_p50'), (v) => v <= 5),
+    }),
+  );
   L.push(line('6', 'MCP tools/list p99', { floor: 'floor_mcp_p99', tg: 'tg_mcp_p99' }));
   const mem = (v) => (known(v) ? `${fmt(v)} MiB` : '–');
   if (results['3']) results['7'] = { title: 'memory (RSS)', runs: results['3'].runs, notes: [] };
   L.push(line('7', 'API idle after setup', { tgText: mem(memory.api_idle) }));
   L.push(line('7', 'API max during row 3', { tg: 'rss_api_max', unit: 'MiB' }));
   L.push(line('7', 'API at end of row 3', { tg: 'rss_api_end', unit: 'MiB' }));
-  L.push(line('7', 'worker idle (floor: the BullMQ floor worker)', { floorText: mem(memory.floor_worker_idle), tgText: mem(memory.worker_idle) }));
-  L.push(line('7', 'worker max during row 3 (floor: floor worker)', { floor: 'rss_floor_worker_max', tg: 'rss_worker_max', unit: 'MiB' }));
+  L.push(
+    line('7', 'worker idle (floor: the BullMQ floor worker)', {
+      floorText: mem(memory.floor_worker_idle),
+      tgText: mem(memory.worker_idle),
+    }),
+  );
+  L.push(
+    line('7', 'worker max during row 3 (floor: floor worker)', {
+      floor: 'rss_floor_worker_max',
+      tg: 'rss_worker_max',
+      unit: 'MiB',
+    }),
+  );
   L.push(line('7', 'worker at end of row 3', { tg: 'rss_worker_end', unit: 'MiB' }));
-  L.push(line('8', "B p50, POST → succeeded (floor: B alone; Toolgate: with A's load)", { floor: 'alone_p50', tg: 'loaded_p50', vs: 'ratio_p50', vsUnit: '×' }));
-  L.push(line('8', 'B p99 (floor: B alone; Toolgate: with A\'s load)', { floor: 'alone_p99', tg: 'loaded_p99', vs: 'ratio_p99', vsUnit: '×', goal: 'with A ≤ 2× alone', met: () => check(med('8', 'ratio_p99'), (v) => v <= 2) }));
+  L.push(
+    line('8', "B p50, POST → succeeded (floor: B alone; Toolgate: with A's load)", {
+      floor: 'alone_p50',
+      tg: 'loaded_p50',
+      vs: 'ratio_p50',
+      vsUnit: '×',
+    }),
+  );
+  L.push(
+    line('8', "B p99 (floor: B alone; Toolgate: with A's load)", {
+      floor: 'alone_p99',
+      tg: 'loaded_p99',
+      vs: 'ratio_p99',
+      vsUnit: '×',
+      goal: 'with A ≤ 2× alone',
+      met: () => check(med('8', 'ratio_p99'), (v) => v <= 2),
+    }),
+  );
   const order = ['1', '2', '3', '3b', '4', '4b', '5', '6', '7', '8'];
-  return L.filter((l) => results[l.id]).map((l, i) => [l, i]).sort(([a, i], [b, j]) => order.indexOf(a.id) - order.indexOf(b.id) || i - j).map(([l]) => l);
+  return L.filter((l) => results[l.id])
+    .map((l, i) => [l, i])
+    .sort(([a, i], [b, j]) => order.indexOf(a.id) - order.indexOf(b.id) || i - j)
+    .map(([l]) => l);
 }
 
 const CPU_PARTS = ['api', 'worker', 'postgres', 'redis', 'handler', 'floor_worker', 'bench_client'];
@@ -359,23 +487,42 @@ function cpuRows() {
 
 function markdownTable(headers, rows) {
   const esc = (s) => String(s).replace(/\|/g, '\\|');
-  return [`| ${headers.join(' | ')} |`, `| ${headers.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`)].join('\n');
+  return [
+    `| ${headers.join(' | ')} |`,
+    `| ${headers.map(() => '---').join(' | ')} |`,
+    ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`),
+  ].join('\n');
 }
 
 function obstacles(lines, cpu) {
   const out = [];
-  const r1 = { floor: med('1', 'floor_p50'), tg: med('1', 'tg_p50'), added: med('1', 'added_p50'), added99: med('1', 'added_p99') };
+  const r1 = {
+    floor: med('1', 'floor_p50'),
+    tg: med('1', 'tg_p50'),
+    added: med('1', 'added_p50'),
+    added99: med('1', 'added_p99'),
+  };
   const cpuOf = (label) => cpu.find((c) => c.label === label);
   const c1 = cpuOf('instant latency: Toolgate');
   if (known(r1.added)) {
     out.push(
       `- **Instant calls, one client**: Toolgate adds ${fmt(r1.added)} ms at p50 and ${fmt(r1.added99)} ms at p99 over a bare POST to the same handler (${fmt(r1.floor)} ms). ` +
-        (c1 ? `One call costs ${fmt(c1.api)} ms of API CPU and ${fmt(c1.postgres)} ms of Postgres CPU (${fmt(c1.total)} ms in all processes), so most of the added time is CPU work in the API and the database round trips it waits on, not the network. ` : '') +
-        (known(reference.pg_p50) ? `bench/sql-per-call.mjs counts the Postgres statements a call makes; one SELECT 1 round trip from a client takes ${fmt(reference.pg_p50)} ms here, a Redis PING ${fmt(reference.redis_p50)} ms. ` : '') +
-        (r1.added <= 1 ? 'The p50 goal (≤ 1 ms) is met.' : `The p50 goal (≤ 1 ms) is missed by ${fmt(r1.added - 1)} ms.`),
+        (c1
+          ? `One call costs ${fmt(c1.api)} ms of API CPU and ${fmt(c1.postgres)} ms of Postgres CPU (${fmt(c1.total)} ms in all processes), so most of the added time is CPU work in the API and the database round trips it waits on, not the network. `
+          : '') +
+        (known(reference.pg_p50)
+          ? `bench/sql-per-call.mjs counts the Postgres statements a call makes; one SELECT 1 round trip from a client takes ${fmt(reference.pg_p50)} ms here, a Redis PING ${fmt(reference.redis_p50)} ms. `
+          : '') +
+        (r1.added <= 1
+          ? 'The p50 goal (≤ 1 ms) is met.'
+          : `The p50 goal (≤ 1 ms) is missed by ${fmt(r1.added - 1)} ms.`),
     );
   }
-  for (const [id, label, goal] of [['2', 'instant throughput: Toolgate', 3000], ['3', 'queued: Toolgate', 2000], ['3b', 'queued, cap 50: Toolgate', 2000]]) {
+  for (const [id, label, goal] of [
+    ['2', 'instant throughput: Toolgate', 3000],
+    ['3', 'queued: Toolgate', 2000],
+    ['3b', 'queued, cap 50: Toolgate', 2000],
+  ]) {
     const rate = med(id, 'tg_rate');
     const c = cpuOf(label);
     if (!known(rate) || !c) continue;
@@ -385,7 +532,9 @@ function obstacles(lines, cpu) {
       `- **${{ 2: 'Instant throughput (50 clients)', 3: 'Queued throughput (defaults)', '3b': 'Queued throughput with APP_DELIVERY_CONCURRENCY=50' }[id]}**: ${fmt(rate)} calls/s (${fmt(med(id, 'ratio'))}× the floor's ${fmt(med(id, 'floor_rate'))}/s; goal ${goal.toLocaleString('en-US')}/s). ` +
         `The machine was ${fmt(c.machine_busy_pct)} % busy; each call cost ${fmt(c.total)} ms of CPU in all: ${parts.map((p) => `${p.replace('_', ' ')} ${fmt(c[p])}`).join(', ')} (ms). ` +
         `At that cost ${os.cpus().length} cores cap the rate near ${fmt(bound)} calls/s, so ` +
-        (rate >= goal ? 'the goal is met.' : `the goal needs the CPU per call cut by about ${fmt((1 - rate / goal) * 100)} % (the largest share: ${parts[0]?.replace('_', ' ')}), or more cores.`),
+        (rate >= goal
+          ? 'the goal is met.'
+          : `the goal needs the CPU per call cut by about ${fmt((1 - rate / goal) * 100)} % (the largest share: ${parts[0]?.replace('_', ' ')}), or more cores.`),
     );
   }
   const capped = med('3', 'tg_rate');
@@ -402,8 +551,12 @@ function obstacles(lines, cpu) {
     const floorLate = Math.max(med('4', 'floor_a2_p99'), med('4', 'floor_a3_p99'));
     out.push(
       `- **Retry schedule**: attempts 2 and 3 arrive at most ${fmt(late)} ms late at p99 (max ${fmt(Math.max(med('4', 'tg_a2_max'), med('4', 'tg_a3_max')))} ms); bare BullMQ delayed jobs on the same Redis: ${fmt(floorLate)} ms. ` +
-        (late <= 50 ? 'Within the 50 ms goal.' : `Over the 50 ms goal; ${known(floorLate) && floorLate <= 50 ? 'BullMQ itself is within it, so the delay is Toolgate’s own (bookkeeping before the next attempt, or a busy worker).' : 'BullMQ itself is over it too on this machine.'}`) +
-        (known(lateNoCap) ? ` With APP_DELIVERY_CONCURRENCY=50 (row 4b): p99 ${fmt(lateNoCap)} ms${late > 50 && lateNoCap <= 50 ? ': the lateness comes from the per-app cap (a due attempt of an app at its cap waits for a slot of its app), not from the queue' : ''}.` : ''),
+        (late <= 50
+          ? 'Within the 50 ms goal.'
+          : `Over the 50 ms goal; ${known(floorLate) && floorLate <= 50 ? 'BullMQ itself is within it, so the delay is Toolgate’s own (bookkeeping before the next attempt, or a busy worker).' : 'BullMQ itself is over it too on this machine.'}`) +
+        (known(lateNoCap)
+          ? ` With APP_DELIVERY_CONCURRENCY=50 (row 4b): p99 ${fmt(lateNoCap)} ms${late > 50 && lateNoCap <= 50 ? ': the lateness comes from the per-app cap (a due attempt of an app at its cap waits for a slot of its app), not from the queue' : ''}.`
+          : ''),
     );
   }
   const mcp = med('5', 'ratio_p50');
@@ -417,10 +570,14 @@ function obstacles(lines, cpu) {
   }
   const list = [med('6', 'tg_rest_p50'), med('6', 'tg_mcp_p50')];
   if (list.every(known)) {
-    out.push(`- **tools/list, 100 tools**: REST ${fmt(list[0])} ms, MCP ${fmt(list[1])} ms at p50 (goal ≤ 5 ms; ${med('6', 'rest_bytes') ? `${fmt(med('6', 'rest_bytes') / 1024)} KiB of JSON; ` : ''}the same bytes from plain node:http: ${fmt(med('6', 'floor_rest_p50'))} ms).`);
+    out.push(
+      `- **tools/list, 100 tools**: REST ${fmt(list[0])} ms, MCP ${fmt(list[1])} ms at p50 (goal ≤ 5 ms; ${med('6', 'rest_bytes') ? `${fmt(med('6', 'rest_bytes') / 1024)} KiB of JSON; ` : ''}the same bytes from plain node:http: ${fmt(med('6', 'floor_rest_p50'))} ms).`,
+    );
   }
   if (known(med('3', 'rss_api_max'))) {
-    out.push(`- **Memory**: API ${fmt(memory.api_idle)} MiB idle → ${fmt(med('3', 'rss_api_max'))} MiB max under the queued load; worker ${fmt(memory.worker_idle)} → ${fmt(med('3', 'rss_worker_max'))} MiB (the bare BullMQ floor worker: ${fmt(med('3', 'rss_floor_worker_max'))} MiB).`);
+    out.push(
+      `- **Memory**: API ${fmt(memory.api_idle)} MiB idle → ${fmt(med('3', 'rss_api_max'))} MiB max under the queued load; worker ${fmt(memory.worker_idle)} → ${fmt(med('3', 'rss_worker_max'))} MiB (the bare BullMQ floor worker: ${fmt(med('3', 'rss_floor_worker_max'))} MiB).`,
+    );
   }
   const fair = med('8', 'ratio_p99');
   if (known(fair)) {
@@ -432,7 +589,8 @@ function obstacles(lines, cpu) {
     );
   }
   for (const [id, row] of Object.entries(results)) {
-    if (row.timedOut || row.failed) out.push(`- Row ${id} (${row.title}) ${row.timedOut ? 'timed out' : 'failed'}: ${row.notes.at(-1)}`);
+    if (row.timedOut || row.failed)
+      out.push(`- Row ${id} (${row.title}) ${row.timedOut ? 'timed out' : 'failed'}: ${row.notes.at(-1)}`);
   }
   const missed = lines.filter((l) => l.met === '**no**').map((l) => `${l.id} ${l.metric}`);
   if (missed.length) out.unshift(`Goals missed: ${missed.join('; ')}.`, '');
@@ -456,7 +614,14 @@ function machineInfo() {
   };
   const commit = sh('git rev-parse --short HEAD');
   const dirty = sh('git status --porcelain --untracked-files=no') ? ' (with uncommitted changes)' : '';
-  return { nproc: sh('nproc'), node: process.version, cpuModel, memGiB: os.totalmem() / 2 ** 30, commit: `${commit}${dirty}`, redis: sh('redis-server --version').split(' ')[2] ?? '?' };
+  return {
+    nproc: sh('nproc'),
+    node: process.version,
+    cpuModel,
+    memGiB: os.totalmem() / 2 ** 30,
+    commit: `${commit}${dirty}`,
+    redis: sh('redis-server --version').split(' ')[2] ?? '?',
+  };
 }
 
 function buildReport(seconds) {
@@ -467,7 +632,14 @@ function buildReport(seconds) {
   const cpu = cpuRows();
   const cpuTable = markdownTable(
     ['#', 'side', 'per', ...CPU_PARTS.map((p) => p.replace('_', ' ')), 'all', 'machine busy'],
-    cpu.map((c) => [c.id, c.label, c.per, ...CPU_PARTS.map((p) => fmt(c[p])), fmt(c.total), `${fmt(c.machine_busy_pct)} %`]),
+    cpu.map((c) => [
+      c.id,
+      c.label,
+      c.per,
+      ...CPU_PARTS.map((p) => fmt(c[p])),
+      fmt(c.total),
+      `${fmt(c.machine_busy_pct)} %`,
+    ]),
   );
   const info = machineInfo();
   const notes = Object.entries(results)

@@ -80,7 +80,13 @@ async function saturate(dispatcher, request, n, clients, check, signal) {
     signal,
   );
   const elapsed = now() - t0;
-  return { rate: (n * 1000) / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors, firstError };
+  return {
+    rate: (n * 1000) / elapsed,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    errors,
+    firstError,
+  };
 }
 
 const okFloor = (status) => status === 200;
@@ -96,10 +102,18 @@ function toolCallRequest(agent, tool, dialog = 'bench') {
   };
 }
 
-const floorRequest = (path = '/ok') => ({ method: 'POST', path, headers: { ...JSON_HEADERS, 'x-webhook-event-id': 'floor' }, body: WEBHOOK_BODY });
+const floorRequest = (path = '/ok') => ({
+  method: 'POST',
+  path,
+  headers: { ...JSON_HEADERS, 'x-webhook-event-id': 'floor' },
+  body: WEBHOOK_BODY,
+});
 
 async function handlerStats(ctx, path) {
-  const response = await ctx.handlerClient.request({ method: 'GET', path: `/_stats${path ? `?path=${encodeURIComponent(path)}` : ''}` });
+  const response = await ctx.handlerClient.request({
+    method: 'GET',
+    path: `/_stats${path ? `?path=${encodeURIComponent(path)}` : ''}`,
+  });
   return JSON.parse(await response.body.text());
 }
 
@@ -136,7 +150,11 @@ export async function mainFixtures(ctx) {
   const mcp = await mcpApp(stack, 'mcp', ctx.everything.url);
   const mcpAgent = await agentWith(stack, mcp.app, ['echo']);
   const names = Array.from({ length: 100 }, (_, i) => `tool_${String(i).padStart(3, '0')}`);
-  const many = await constructorApp(stack, 'many', names.map((name) => httpTool(name, `${handler.url}/ok/many`, 'instant')));
+  const many = await constructorApp(
+    stack,
+    'many',
+    names.map((name) => httpTool(name, `${handler.url}/ok/many`, 'instant')),
+  );
   const manyAgent = await agentWith(stack, many.app, names);
   return {
     instant: { ...instantAgent, tool: `${instant.prefix}ping` },
@@ -172,7 +190,16 @@ export async function instantLatency(ctx, run, signal) {
       tg_p50: percentile(tg.latencies, 50),
       tg_p99: percentile(tg.latencies, 99),
     };
-    return { metrics: { ...m, added_p50: m.tg_p50 - m.floor_p50, added_p99: m.tg_p99 - m.floor_p99, cpu_floor: floorCpu, cpu_tg: tgCpu }, notes };
+    return {
+      metrics: {
+        ...m,
+        added_p50: m.tg_p50 - m.floor_p50,
+        added_p99: m.tg_p99 - m.floor_p99,
+        cpu_floor: floorCpu,
+        cpu_tg: tgCpu,
+      },
+      notes,
+    };
   } finally {
     await Promise.all([floorClient.close(), tgClient.close()]);
   }
@@ -270,22 +297,37 @@ export async function queuedThroughput(ctx, run, signal) {
     const deadline = Date.now() + ctx.cfg.queuedBudgetS * 1000 - acceptedMs;
     let counts = {};
     const finished = () => (counts.succeeded ?? 0) + (counts.failed ?? 0) + (counts.cancelled ?? 0);
-    let complete = await until(async () => ((await handlerStats(ctx)).counts[path] ?? 0) >= expected, 100, signal, deadline);
+    let complete = await until(
+      async () => ((await handlerStats(ctx)).counts[path] ?? 0) >= expected,
+      100,
+      signal,
+      deadline,
+    );
     if (complete) {
-      complete = await until(async () => {
-        counts = await countCalls(ctx, app.app.id);
-        return finished() >= expected;
-      }, 20, signal, deadline);
+      complete = await until(
+        async () => {
+          counts = await countCalls(ctx, app.app.id);
+          return finished() >= expected;
+        },
+        20,
+        signal,
+        deadline,
+      );
     }
     const elapsed = now() - t0;
     if (!complete) counts = await countCalls(ctx, app.app.id);
     const done = finished();
     const tgCpu = cpu.stop(Math.max(1, done));
     const max = rss.stop();
-    if (!complete) notes.push(`Toolgate: only ${done} of ${expected} calls finished within the ${ctx.cfg.queuedBudgetS} s budget: the rate is over that time`);
-    if (counts.failed || counts.cancelled) notes.push(`Toolgate: ${counts.failed ?? 0} failed, ${counts.cancelled ?? 0} cancelled calls`);
+    if (!complete)
+      notes.push(
+        `Toolgate: only ${done} of ${expected} calls finished within the ${ctx.cfg.queuedBudgetS} s budget: the rate is over that time`,
+      );
+    if (counts.failed || counts.cancelled)
+      notes.push(`Toolgate: ${counts.failed ?? 0} failed, ${counts.cancelled ?? 0} cancelled calls`);
     const delivered = (await handlerStats(ctx)).counts[path] ?? 0;
-    if (complete && delivered > expected) notes.push(`Toolgate: the handler got ${delivered} requests for ${expected} calls (duplicates)`);
+    if (complete && delivered > expected)
+      notes.push(`Toolgate: the handler got ${delivered} requests for ${expected} calls (duplicates)`);
     const tgRate = ((counts.succeeded ?? 0) * 1000) / elapsed;
     return {
       dirty: !complete,
@@ -351,7 +393,17 @@ export async function scheduleAccuracy(ctx, run, signal) {
   const queue = new Queue('floor', { connection, prefix: 'benchfloor' });
   try {
     const { done } = await ctx.floor.arm(n, signal);
-    await inParallel(n, cfg.clients, (i) => queue.add('schedule', { id: randomUUID(), n: 1, path: floorPath }, { removeOnComplete: true, removeOnFail: true }), signal);
+    await inParallel(
+      n,
+      cfg.clients,
+      (i) =>
+        queue.add(
+          'schedule',
+          { id: randomUUID(), n: 1, path: floorPath },
+          { removeOnComplete: true, removeOnFail: true },
+        ),
+      signal,
+    );
     const result = await done;
     if (result.failed) notes.push(`floor: ${result.failed} chains did not end in a 200`);
   } finally {
@@ -366,25 +418,44 @@ export async function scheduleAccuracy(ctx, run, signal) {
   const agent = await agentWith(stack, app.app, ['flaky']);
   const pool = new Pool(stack.baseUrl, { connections: cfg.clients, keepAliveTimeout: 30_000 });
   try {
-    const accepted = await saturate(pool, toolCallRequest(agent, `${app.prefix}flaky`, `sched-${run}`), n, cfg.clients, okAccepted, signal);
+    const accepted = await saturate(
+      pool,
+      toolCallRequest(agent, `${app.prefix}flaky`, `sched-${run}`),
+      n,
+      cfg.clients,
+      okAccepted,
+      signal,
+    );
     const expected = n - accepted.errors;
     if (accepted.errors) notes.push(`Toolgate: ${accepted.errors} POSTs not 202 (first: ${accepted.firstError})`);
     let counts = {};
-    await until(async () => {
-      counts = await countCalls(ctx, app.app.id);
-      return (counts.succeeded ?? 0) + (counts.failed ?? 0) + (counts.cancelled ?? 0) >= expected;
-    }, 200, signal);
-    if (counts.failed || counts.cancelled) notes.push(`Toolgate: ${counts.failed ?? 0} failed, ${counts.cancelled ?? 0} cancelled calls`);
+    await until(
+      async () => {
+        counts = await countCalls(ctx, app.app.id);
+        return (counts.succeeded ?? 0) + (counts.failed ?? 0) + (counts.cancelled ?? 0) >= expected;
+      },
+      200,
+      signal,
+    );
+    if (counts.failed || counts.cancelled)
+      notes.push(`Toolgate: ${counts.failed ?? 0} failed, ${counts.cancelled ?? 0} cancelled calls`);
   } finally {
     await pool.close();
   }
   const tgStats = lateness((await handlerStats(ctx, path)).events ?? {}, offsets);
   if (tgStats.incomplete) notes.push(`Toolgate: ${tgStats.incomplete} calls seen fewer than 3 times by the handler`);
-  if (floorStats.incomplete) notes.push(`floor: ${floorStats.incomplete} chains seen fewer than 3 times by the handler`);
+  if (floorStats.incomplete)
+    notes.push(`floor: ${floorStats.incomplete} chains seen fewer than 3 times by the handler`);
   // Offsets run from when attempt 1 is sent; the handler sees it a little later, so a ms or two early is measurement.
   const early = tgStats.late.flat().filter((v) => v < -5).length;
-  if (early) notes.push(`Toolgate: ${early} attempts arrived more than 5 ms before their offset (min ${Math.min(...tgStats.late.flat()).toFixed(1)} ms)`);
-  return { metrics: { ...summarizeLateness('floor', floorStats), ...summarizeLateness('tg', tgStats), offsets }, notes };
+  if (early)
+    notes.push(
+      `Toolgate: ${early} attempts arrived more than 5 ms before their offset (min ${Math.min(...tgStats.late.flat()).toFixed(1)} ms)`,
+    );
+  return {
+    metrics: { ...summarizeLateness('floor', floorStats), ...summarizeLateness('tg', tgStats), offsets },
+    notes,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -417,7 +488,9 @@ async function mcpCalls(client, name, warmup, n, signal) {
 export async function mcpProxy(ctx, run, signal) {
   const { cfg, fx } = ctx;
   const floorClient = await mcpConnect(ctx.everything.url);
-  const tgClient = await mcpConnect(`${ctx.stack.baseUrl}/v1/agents/${fx.mcp.agentId}/mcp`, { authorization: `Bearer ${fx.mcp.token}` });
+  const tgClient = await mcpConnect(`${ctx.stack.baseUrl}/v1/agents/${fx.mcp.agentId}/mcp`, {
+    authorization: `Bearer ${fx.mcp.token}`,
+  });
   try {
     const warm = Math.min(30, cfg.warmup);
     let cpu = cpuProbe(pidsOf(ctx));
@@ -435,7 +508,16 @@ export async function mcpProxy(ctx, run, signal) {
       tg_p50: percentile(tg.latencies, 50),
       tg_p99: percentile(tg.latencies, 99),
     };
-    return { metrics: { ...m, ratio_p50: m.tg_p50 / m.floor_p50, ratio_p99: m.tg_p99 / m.floor_p99, cpu_floor: floorCpu, cpu_tg: tgCpu }, notes };
+    return {
+      metrics: {
+        ...m,
+        ratio_p50: m.tg_p50 / m.floor_p50,
+        ratio_p99: m.tg_p99 / m.floor_p99,
+        cpu_floor: floorCpu,
+        cpu_tg: tgCpu,
+      },
+      notes,
+    };
   } finally {
     await Promise.all([floorClient.close().catch(() => undefined), tgClient.close().catch(() => undefined)]);
   }
@@ -449,7 +531,11 @@ export async function toolsList(ctx, run, signal) {
   const notes = [];
   const tgClient = new Client(ctx.stack.baseUrl, { keepAliveTimeout: 30_000 });
   const floorClient = new Client(ctx.handler.url, { keepAliveTimeout: 30_000 });
-  const restReq = { method: 'GET', path: `/v1/agents/${fx.many.agentId}/tools`, headers: { authorization: `Bearer ${fx.many.token}` } };
+  const restReq = {
+    method: 'GET',
+    path: `/v1/agents/${fx.many.agentId}/tools`,
+    headers: { authorization: `Bearer ${fx.many.token}` },
+  };
   let restBytes = 0;
   const okList = (status, text) => {
     if (status !== 200) return false;
@@ -484,7 +570,9 @@ export async function toolsList(ctx, run, signal) {
       return { latencies, errors, count };
     };
     const floorMcpClient = await mcpConnect(ctx.everything.url);
-    const tgMcpClient = await mcpConnect(`${ctx.stack.baseUrl}/v1/agents/${fx.many.agentId}/mcp`, { authorization: `Bearer ${fx.many.token}` });
+    const tgMcpClient = await mcpConnect(`${ctx.stack.baseUrl}/v1/agents/${fx.many.agentId}/mcp`, {
+      authorization: `Bearer ${fx.many.token}`,
+    });
     let floorMcp;
     let tgMcp;
     try {
@@ -519,11 +607,16 @@ export async function toolsList(ctx, run, signal) {
 
 export async function fairnessFixtures(ctx) {
   const { stack, handler } = ctx;
-  const a = await constructorApp(stack, 'fair-a', [httpTool('slow', `${handler.url}/hang/fair`, 'background', { timeoutS: 10 })]);
+  const a = await constructorApp(stack, 'fair-a', [
+    httpTool('slow', `${handler.url}/hang/fair`, 'background', { timeoutS: 10 }),
+  ]);
   const b = await constructorApp(stack, 'fair-b', [httpTool('quick', `${handler.url}/ok/fair`, 'background')]);
   const agentA = await agentWith(stack, a.app, ['slow']);
   const agentB = await agentWith(stack, b.app, ['quick']);
-  return { a: { ...agentA, app: a.app, tool: `${a.prefix}slow` }, b: { ...agentB, app: b.app, tool: `${b.prefix}quick` } };
+  return {
+    a: { ...agentA, app: a.app, tool: `${a.prefix}slow` },
+    b: { ...agentB, app: b.app, tool: `${b.prefix}quick` },
+  };
 }
 
 /** Posts `count` calls (50 clients) and long-polls each until it finishes: latencies from POST to succeeded. */
@@ -538,11 +631,20 @@ async function callsUntilDone(ctx, agent, count, dialog, signal) {
     ctx.cfg.clients,
     async () => {
       const t0 = now();
-      const { body: call } = await client.call('POST', `/v1/agents/${agent.agentId}/tool-calls`, { token: agent.token, body, expect: 202, signal });
+      const { body: call } = await client.call('POST', `/v1/agents/${agent.agentId}/tool-calls`, {
+        token: agent.token,
+        body,
+        expect: 202,
+        signal,
+      });
       waiters.push(
         (async () => {
           for (;;) {
-            const { body: state } = await client.call('GET', `/v1/agents/${agent.agentId}/tool-calls/${call.call_id}?wait=30`, { token: agent.token, expect: 200, signal, timeoutMs: 45_000 });
+            const { body: state } = await client.call(
+              'GET',
+              `/v1/agents/${agent.agentId}/tool-calls/${call.call_id}?wait=30`,
+              { token: agent.token, expect: 200, signal, timeoutMs: 45_000 },
+            );
             if (TERMINAL.has(state.status)) {
               if (state.status === 'succeeded') latencies.push(now() - t0);
               else failures += 1;
@@ -566,7 +668,12 @@ async function postCalls(ctx, agent, count, dialog, signal) {
     count,
     ctx.cfg.clients,
     async () => {
-      const { body: call } = await ctx.stack.client.call('POST', `/v1/agents/${agent.agentId}/tool-calls`, { token: agent.token, body, expect: 202, signal });
+      const { body: call } = await ctx.stack.client.call('POST', `/v1/agents/${agent.agentId}/tool-calls`, {
+        token: agent.token,
+        body,
+        expect: 202,
+        signal,
+      });
       ids.push(call.call_id);
     },
     signal,
@@ -586,26 +693,49 @@ export async function fairness(ctx, run, signal) {
   const t0 = Date.now();
   let hanging = 0;
   let stableSince = Date.now();
-  await until(async () => {
-    const current = (await handlerStats(ctx)).hanging;
-    if (current !== hanging) stableSince = Date.now();
-    hanging = current;
-    return hanging >= Math.min(50, cfg.fairA) || (hanging > 0 && Date.now() - stableSince >= 1_500) || Date.now() - t0 > 15_000;
-  }, 100, signal);
+  await until(
+    async () => {
+      const current = (await handlerStats(ctx)).hanging;
+      if (current !== hanging) stableSince = Date.now();
+      hanging = current;
+      return (
+        hanging >= Math.min(50, cfg.fairA) ||
+        (hanging > 0 && Date.now() - stableSince >= 1_500) ||
+        Date.now() - t0 > 15_000
+      );
+    },
+    100,
+    signal,
+  );
   const loaded = await callsUntilDone(ctx, fx.b, cfg.fairB, `fair-loaded-${run}`, signal);
   const aCounts = await countCalls(ctx, fx.a.app.id);
 
   // Clean up: cancel A's calls, then answer the hanging requests so that the worker is free again.
-  await inParallel(aIds.length, cfg.clients, (i) => ctx.stack.client.call('POST', `/v1/agents/${fx.a.agentId}/tool-calls/${aIds[i]}/cancel`, { token: fx.a.token, body: {} }), signal);
+  await inParallel(
+    aIds.length,
+    cfg.clients,
+    (i) =>
+      ctx.stack.client.call('POST', `/v1/agents/${fx.a.agentId}/tool-calls/${aIds[i]}/cancel`, {
+        token: fx.a.token,
+        body: {},
+      }),
+    signal,
+  );
   await resetHandler(ctx);
   const t1 = Date.now();
-  await until(async () => {
-    const counts = await countCalls(ctx, fx.a.app.id);
-    return !counts.in_progress || Date.now() - t1 > 20_000;
-  }, 200, signal);
+  await until(
+    async () => {
+      const counts = await countCalls(ctx, fx.a.app.id);
+      return !counts.in_progress || Date.now() - t1 > 20_000;
+    },
+    200,
+    signal,
+  );
 
   if (alone.failures || loaded.failures) notes.push(`B: ${alone.failures + loaded.failures} calls did not succeed`);
-  notes.push(`A: ${hanging} requests hanging at the handler when B started; A's calls by status when B finished: ${JSON.stringify(aCounts)}`);
+  notes.push(
+    `A: ${hanging} requests hanging at the handler when B started; A's calls by status when B finished: ${JSON.stringify(aCounts)}`,
+  );
   const m = {
     alone_p50: percentile(alone.latencies, 50),
     alone_p99: percentile(alone.latencies, 99),

@@ -26,12 +26,18 @@ await admin.connect();
 const database = new URL(PG_BASE).pathname.slice(1);
 
 async function snapshot() {
-  const db = (await admin.query(`SELECT (xact_commit + xact_rollback)::bigint AS x FROM pg_stat_database WHERE datname = $1`, [database])).rows[0];
-  const tables = (await admin.query(
-    `SELECT relname, seq_scan::int AS seq, coalesce(idx_scan, 0)::int AS idx, n_tup_ins::int AS ins, n_tup_upd::int AS upd
+  const db = (
+    await admin.query(`SELECT (xact_commit + xact_rollback)::bigint AS x FROM pg_stat_database WHERE datname = $1`, [
+      database,
+    ])
+  ).rows[0];
+  const tables = (
+    await admin.query(
+      `SELECT relname, seq_scan::int AS seq, coalesce(idx_scan, 0)::int AS idx, n_tup_ins::int AS ins, n_tup_upd::int AS upd
        FROM pg_stat_user_tables WHERE schemaname = $1`,
-    [stack.schema],
-  )).rows;
+      [stack.schema],
+    )
+  ).rows;
   return { x: Number(db.x), tables: Object.fromEntries(tables.map((t) => [t.relname, t])) };
 }
 
@@ -58,7 +64,8 @@ try {
     for (const [name, t] of Object.entries(after.tables)) {
       const b = before.tables[name] ?? { seq: 0, idx: 0, ins: 0, upd: 0 };
       const d = ['idx', 'seq', 'ins', 'upd'].map((k) => (t[k] - b[k]) / N);
-      if (d.some((v) => v !== 0)) console.log(`${name.padEnd(22)} ${d.map((v) => v.toFixed(2).padStart(9)).join('  ')}`);
+      if (d.some((v) => v !== 0))
+        console.log(`${name.padEnd(22)} ${d.map((v) => v.toFixed(2).padStart(9)).join('  ')}`);
     }
   }
 } finally {

@@ -43,7 +43,8 @@ const captured = [];
 let capturing = false;
 const originalQuery = pg.Client.prototype.query;
 pg.Client.prototype.query = function query(config, values, callback) {
-  if (capturing && typeof config === 'object' && config?.text) captured.push({ text: config.text, values: config.values ?? values });
+  if (capturing && typeof config === 'object' && config?.text)
+    captured.push({ text: config.text, values: config.values ?? values });
   return originalQuery.call(this, config, values, callback);
 };
 
@@ -64,7 +65,10 @@ async function schemaClient(schema) {
 function repositories(schema) {
   const prisma = new persistence.PrismaService(`${PG_BASE}?schema=${schema}`);
   prismas.push(prisma);
-  return { calls: new persistence.ToolCallsRepository(prisma), finished: new persistence.FinishedToolCallsRepository(prisma) };
+  return {
+    calls: new persistence.ToolCallsRepository(prisma),
+    finished: new persistence.FinishedToolCallsRepository(prisma),
+  };
 }
 
 async function timeMs(fn) {
@@ -293,10 +297,12 @@ try {
   log(`loaded in ${report.loadS.toFixed(0)} s`);
 
   report.fullTable = await hotPath(full, fullRepos);
-  report.insertIndexes = (await full.query(
-    `SELECT count(*)::int AS n FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'tool_calls'
+  report.insertIndexes = (
+    await full.query(
+      `SELECT count(*)::int AS n FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'tool_calls'
        AND indexdef NOT LIKE '% WHERE %'`,
-  )).rows[0].n;
+    )
+  ).rows[0].n;
   const overdue = await capture(() => fullRepos.calls.findOverdue(new Date(), 2000, 500));
   report.reconcilePlan = overdue ? await explain(full, overdue) : null;
 
@@ -336,7 +342,8 @@ try {
   for (const prisma of prismas) await prisma.$disconnect().catch(() => undefined);
   for (const client of clients) await client.end().catch(() => undefined);
   if (!process.env.BENCH_KEEP_SCHEMA) {
-    for (const schema of Object.values(schemas)) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
+    for (const schema of Object.values(schemas))
+      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
   }
   await admin.end().catch(() => undefined);
 }
@@ -366,8 +373,12 @@ lines.push('| statement | empty table p50 / p99 | 2 M calls p50 / p99 | plan at 
 const [accept0, accept1] = hot('accept');
 const [deliver0, deliver1] = hot('delivery');
 const [reconcile0, reconcile1] = hot('reconcile');
-lines.push(`| accept: one INSERT (with body) | ${ms(accept0.p50)} / ${ms(accept0.p99)} | ${ms(accept1.p50)} / ${ms(accept1.p99)} | ${report.insertIndexes} index entries (finished_at's partial index: none) |`);
-lines.push(`| delivery: claim UPDATE + record (INSERT attempt, UPDATE call) | ${ms(deliver0.p50)} / ${ms(deliver0.p99)} | ${ms(deliver1.p50)} / ${ms(deliver1.p99)} | by primary key |`);
+lines.push(
+  `| accept: one INSERT (with body) | ${ms(accept0.p50)} / ${ms(accept0.p99)} | ${ms(accept1.p50)} / ${ms(accept1.p99)} | ${report.insertIndexes} index entries (finished_at's partial index: none) |`,
+);
+lines.push(
+  `| delivery: claim UPDATE + record (INSERT attempt, UPDATE call) | ${ms(deliver0.p50)} / ${ms(deliver0.p99)} | ${ms(deliver1.p50)} / ${ms(deliver1.p99)} | by primary key |`,
+);
 lines.push(
   `| reconciler scan (ToolCallsRepository.findOverdue, limit 500) | ${ms(reconcile0.p50)} / ${ms(reconcile0.p99)} | ` +
     `${ms(reconcile1.p50)} / ${ms(reconcile1.p99)} | ${report.reconcilePlan?.paths ?? '?'} (${ms(report.reconcilePlan?.ms)} in Postgres) |`,
@@ -389,7 +400,9 @@ lines.push(
   '| --- | --- | --- | --- | --- | --- |',
 );
 for (const list of report.lists) {
-  lines.push(`| ${list.label} | ${list.rows} | ${ms(list.p50)} | ${ms(list.p99)} | ${list.plan.paths} | ${ms(list.plan.ms)} |`);
+  lines.push(
+    `| ${list.label} | ${list.rows} | ${ms(list.p50)} | ${ms(list.p99)} | ${list.plan.paths} | ${ms(list.plan.ms)} |`,
+  );
 }
 lines.push('');
 const b = report.bytes;

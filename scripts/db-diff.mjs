@@ -38,14 +38,26 @@ const migrationsDir = 'prisma/migrations';
 const existing = existsSync(migrationsDir) ? readdirSync(migrationsDir).filter((d) => /^\d+_/.test(d)) : [];
 const shadow = process.env.SHADOW_DATABASE_URL;
 if (!shadow) {
-  console.error('SHADOW_DATABASE_URL is required: an empty database the diff may connect to, replay migrations into and wipe.');
+  console.error(
+    'SHADOW_DATABASE_URL is required: an empty database the diff may connect to, replay migrations into and wipe.',
+  );
   process.exit(2);
 }
-const from = existing.length === 0 ? ['--from-empty'] : ['--from-migrations', migrationsDir, '--shadow-database-url', shadow];
+const from =
+  existing.length === 0 ? ['--from-empty'] : ['--from-migrations', migrationsDir, '--shadow-database-url', shadow];
 const result = spawnSync(
   process.execPath,
-  ['node_modules/prisma6/build/index.js', 'migrate', 'diff', '--config', join(work, 'prisma6.config.ts'), ...from,
-    '--to-schema-datamodel', join(work, 'schema.prisma'), '--script'],
+  [
+    'node_modules/prisma6/build/index.js',
+    'migrate',
+    'diff',
+    '--config',
+    join(work, 'prisma6.config.ts'),
+    ...from,
+    '--to-schema-datamodel',
+    join(work, 'schema.prisma'),
+    '--script',
+  ],
   {
     encoding: 'utf8',
     env: {

@@ -9,7 +9,11 @@ if (!env.DATABASE_URL) {
 }
 try {
   const applied = await applyMigrations(env.DATABASE_URL);
-  console.log(applied.length > 0 ? `Applied ${applied.length} migration(s): ${applied.join(', ')}` : 'The database is up to date.');
+  console.log(
+    applied.length > 0
+      ? `Applied ${applied.length} migration(s): ${applied.join(', ')}`
+      : 'The database is up to date.',
+  );
 } catch (error) {
   console.error(`Migration failed: ${(error as Error).message}`);
   process.exit(1);

@@ -28,7 +28,10 @@ function apiAt(baseUrl: string): Api {
   return async (method, path, token, body) => {
     const response = await fetch(`${baseUrl}${path}`, {
       method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();
@@ -50,13 +53,17 @@ function startHandler(secret: string, port: number): Promise<ChildProcess> {
   });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the example handler exited (${code})`)));
-    child.stdout!.once('data', () => resolve(child));
+    child.stdout.once('data', () => resolve(child));
   });
 }
 
 async function demo(toolgate: { baseUrl: string; jwtSecret: string }, handlers: ChildProcess[]) {
   const sign = (claims: Record<string, string>) =>
-    new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setAudience('toolgate').setIssuedAt().setExpirationTime('1h')
+    new SignJWT(claims)
+      .setProtectedHeader({ alg: 'HS256' })
+      .setAudience('toolgate')
+      .setIssuedAt()
+      .setExpirationTime('1h')
       .sign(new TextEncoder().encode(toolgate.jwtSecret));
   const developer = await sign({ role: 'developer', sub: 'demo-developer' });
   const project = await sign({ role: 'project', project_id: PROJECT });
@@ -65,7 +72,11 @@ async function demo(toolgate: { baseUrl: string; jwtSecret: string }, handlers: 
 
   step('A developer registers an app (POST /v1/apps)');
   const name = `demo-crm-${randomBytes(3).toString('hex')}`;
-  const app = await expectStatus(api('POST', '/v1/apps', developer, { name, display_name: 'Demo CRM' }), 201, 'create app');
+  const app = await expectStatus(
+    api('POST', '/v1/apps', developer, { name, display_name: 'Demo CRM' }),
+    201,
+    'create app',
+  );
   show(`app ${app.name} (${app.id}); its webhook secret is shown once: whsec_…`);
 
   const handlerPort = await freePort();
@@ -74,62 +85,119 @@ async function demo(toolgate: { baseUrl: string; jwtSecret: string }, handlers: 
   show(`example handler (examples/tool-handler.mjs) on ${handlerUrl}, verifying with @toolgate/verifier`);
 
   step('…switches its agent tools on and declares two HTTP tools');
-  await expectStatus(api('PUT', `/v1/apps/${app.id}/agent-tools`, developer, { enabled: true, mode: 'constructor' }), 200, 'enable');
+  await expectStatus(
+    api('PUT', `/v1/apps/${app.id}/agent-tools`, developer, { enabled: true, mode: 'constructor' }),
+    200,
+    'enable',
+  );
   const texts = (en: string) => ({ ru: en, en });
-  await expectStatus(api('POST', `/v1/apps/${app.id}/tools`, developer, {
-    name: 'find_customer', title: texts('Find a customer'), description: texts('Finds a customer by id'),
-    handler_url: handlerUrl, execution_mode: 'instant',
-    parameters: [{ name: 'customer_id', type: 'string', description: 'The customer id', required: true }],
-  }), 201, 'create find_customer');
-  await expectStatus(api('POST', `/v1/apps/${app.id}/tools`, developer, {
-    name: 'flaky_lookup', title: texts('Stock lookup'), description: texts('Looks up stock (fails twice on purpose)'),
-    handler_url: handlerUrl, execution_mode: 'wait', retry_window: '5m',
-    parameters: [{ name: 'query', type: 'string', description: 'What to look up', required: true }],
-  }), 201, 'create flaky_lookup');
+  await expectStatus(
+    api('POST', `/v1/apps/${app.id}/tools`, developer, {
+      name: 'find_customer',
+      title: texts('Find a customer'),
+      description: texts('Finds a customer by id'),
+      handler_url: handlerUrl,
+      execution_mode: 'instant',
+      parameters: [{ name: 'customer_id', type: 'string', description: 'The customer id', required: true }],
+    }),
+    201,
+    'create find_customer',
+  );
+  await expectStatus(
+    api('POST', `/v1/apps/${app.id}/tools`, developer, {
+      name: 'flaky_lookup',
+      title: texts('Stock lookup'),
+      description: texts('Looks up stock (fails twice on purpose)'),
+      handler_url: handlerUrl,
+      execution_mode: 'wait',
+      retry_window: '5m',
+      parameters: [{ name: 'query', type: 'string', description: 'What to look up', required: true }],
+    }),
+    201,
+    'create flaky_lookup',
+  );
   show('find_customer (instant), flaky_lookup (wait, 5m retry window)');
 
   step(`A project installs the app and gives both tools to its agent ${AGENT}`);
-  const installation = await expectStatus(api('POST', `/v1/projects/${PROJECT}/installations`, project, { app_id: app.id }), 201, 'install');
+  const installation = await expectStatus(
+    api('POST', `/v1/projects/${PROJECT}/installations`, project, { app_id: app.id }),
+    201,
+    'install',
+  );
   for (const toolName of ['find_customer', 'flaky_lookup']) {
-    await expectStatus(api('POST', `/v1/projects/${PROJECT}/agents/${AGENT}/tool-instances`, project, {
-      installation_id: installation.id, tool_name: toolName,
-    }), 201, `add ${toolName}`);
+    await expectStatus(
+      api('POST', `/v1/projects/${PROJECT}/agents/${AGENT}/tool-instances`, project, {
+        installation_id: installation.id,
+        tool_name: toolName,
+      }),
+      201,
+      `add ${toolName}`,
+    );
   }
   const tools = await expectStatus(api('GET', `/v1/agents/${AGENT}/tools`, agent), 200, 'list tools');
   for (const tool of tools.data) show(`${tool.name} (${tool.execution_mode})`);
-  const agentName = (toolName: string) => tools.data.find((t: { name: string }) => t.name.endsWith(`_${toolName}`)).name;
+  const agentName = (toolName: string) =>
+    tools.data.find((t: { name: string }) => t.name.endsWith(`_${toolName}`)).name;
 
-  step('The agent makes an instant call: the handler\'s answer is the result');
-  const instant = await expectStatus(api('POST', `/v1/agents/${AGENT}/tool-calls`, agent, {
-    tool: agentName('find_customer'), dialog_id: 'demo-dialog', arguments: { customer_id: '42' },
-  }), 200, 'instant call');
-  if (instant.status !== 'succeeded') throw new Error(`the instant call ${instant.status}: ${JSON.stringify(instant.error)}`);
+  step("The agent makes an instant call: the handler's answer is the result");
+  const instant = await expectStatus(
+    api('POST', `/v1/agents/${AGENT}/tool-calls`, agent, {
+      tool: agentName('find_customer'),
+      dialog_id: 'demo-dialog',
+      arguments: { customer_id: '42' },
+    }),
+    200,
+    'instant call',
+  );
+  if (instant.status !== 'succeeded')
+    throw new Error(`the instant call ${instant.status}: ${JSON.stringify(instant.error)}`);
   show(`200 ${instant.status}: ${instant.result_text}`);
 
   step(`A wait call: queued, retried on the 5m schedule (RETRY_TIME_SCALE=${RETRY_TIME_SCALE}), resumes on success`);
-  const queued = await expectStatus(api('POST', `/v1/agents/${AGENT}/tool-calls`, agent, {
-    tool: agentName('flaky_lookup'), dialog_id: 'demo-dialog', arguments: { query: 'blue mugs' },
-  }), 202, 'wait call');
+  const queued = await expectStatus(
+    api('POST', `/v1/agents/${AGENT}/tool-calls`, agent, {
+      tool: agentName('flaky_lookup'),
+      dialog_id: 'demo-dialog',
+      arguments: { query: 'blue mugs' },
+    }),
+    202,
+    'wait call',
+  );
   show(`202 ${queued.status} (${queued.call_id})`);
-  const finished = await expectStatus(api('GET', `/v1/agents/${AGENT}/tool-calls/${queued.call_id}?wait=30`, agent), 200, 'wait');
-  const record = await expectStatus(api('GET', `/v1/apps/${app.id}/tool-calls/${queued.call_id}`, developer), 200, 'read call');
+  const finished = await expectStatus(
+    api('GET', `/v1/agents/${AGENT}/tool-calls/${queued.call_id}?wait=30`, agent),
+    200,
+    'wait',
+  );
+  const record = await expectStatus(
+    api('GET', `/v1/apps/${app.id}/tool-calls/${queued.call_id}`, developer),
+    200,
+    'read call',
+  );
   for (const attempt of record.attempts) {
     const said = attempt.response_excerpt ? `: ${attempt.response_excerpt}` : '';
-    show(`attempt ${attempt.n}: ${attempt.outcome}${attempt.http_status ? ` ${attempt.http_status}` : ''} in ${attempt.duration_ms} ms${said}`);
+    show(
+      `attempt ${attempt.n}: ${attempt.outcome}${attempt.http_status ? ` ${attempt.http_status}` : ''} in ${attempt.duration_ms} ms${said}`,
+    );
   }
-  if (finished.status !== 'succeeded') throw new Error(`the wait call ended ${finished.status}: ${JSON.stringify(finished.error)}`);
+  if (finished.status !== 'succeeded')
+    throw new Error(`the wait call ended ${finished.status}: ${JSON.stringify(finished.error)}`);
   show(`${finished.status}: ${finished.result_text}`);
 
   step(`An MCP client connects to the agent endpoint ${toolgate.baseUrl}/v1/agents/${AGENT}/mcp`);
   const client = new Client({ name: 'toolgate-demo', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${toolgate.baseUrl}/v1/agents/${AGENT}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${agent}` } },
-  }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${toolgate.baseUrl}/v1/agents/${AGENT}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${agent}` } },
+    }),
+  );
   try {
     const listed = await client.listTools();
     show(`tools/list: ${listed.tools.map((tool) => tool.name).join(', ')}`);
     const called = await client.callTool({ name: agentName('find_customer'), arguments: { customer_id: '7' } });
-    const text = (called.content as { type: string; text?: string }[]).map((part) => part.text ?? `[${part.type}]`).join(' ');
+    const text = (called.content as { type: string; text?: string }[])
+      .map((part) => part.text ?? `[${part.type}]`)
+      .join(' ');
     if (called.isError) throw new Error(`tools/call failed: ${text}`);
     show(`tools/call ${agentName('find_customer')}: ${text}`);
   } finally {
@@ -139,7 +207,9 @@ async function demo(toolgate: { baseUrl: string; jwtSecret: string }, handlers: 
 
 const env = loadEnvOrExit();
 if (env.AUTH_JWKS_URL && !env.AUTH_JWT_SECRET) {
-  console.error('AUTH_JWKS_URL is set: the demo signs its own HS256 tokens; unset it (or set AUTH_JWT_SECRET) to run it.');
+  console.error(
+    'AUTH_JWKS_URL is set: the demo signs its own HS256 tokens; unset it (or set AUTH_JWT_SECRET) to run it.',
+  );
   process.exit(2);
 }
 const dataDir = mkdtempSync(join(tmpdir(), 'toolgate-demo-'));
@@ -171,7 +241,10 @@ try {
   });
   await waitUntilReady(`http://127.0.0.1:${port}`);
   show(`API on http://127.0.0.1:${port} (docs at /docs), worker running; logs in ${logFile}`);
-  await demo({ baseUrl: `http://127.0.0.1:${port}`, jwtSecret: env.AUTH_JWT_SECRET ?? DEVELOPMENT_JWT_SECRET }, handlers);
+  await demo(
+    { baseUrl: `http://127.0.0.1:${port}`, jwtSecret: env.AUTH_JWT_SECRET ?? DEVELOPMENT_JWT_SECRET },
+    handlers,
+  );
   step('Every step succeeded. Next: the same steps by hand in the README ("Try it"), with npm start.');
 } catch (error) {
   failed = true;

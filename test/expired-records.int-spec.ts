@@ -23,7 +23,11 @@ describe('the worker', () => {
     const call = (key: string) =>
       stack.api.request('POST', `${ctx.base}/tool-calls`, {
         token: ctx.agent,
-        body: { tool: `${ctx.app.name.replace(/-/g, '_')}_find_customer`, dialog_id: 'd', arguments: { customer_id: 'c' } },
+        body: {
+          tool: `${ctx.app.name.replace(/-/g, '_')}_find_customer`,
+          dialog_id: 'd',
+          arguments: { customer_id: 'c' },
+        },
         headers: { 'idempotency-key': key },
       });
     for (const key of ['old-1', 'old-2', 'live-1']) expect((await call(key)).status).toBe(200);
@@ -39,11 +43,14 @@ describe('the worker', () => {
     await stack.api.sql("UPDATE launch_codes SET expires_at = now() - interval '1 second'");
     await stack.api.sql(`INSERT INTO idempotency_keys (project_id, agent_id, key, request_hash, created_at, expires_at)
       SELECT 'p_bulk', 'a_bulk', 'k' || n, 'h', now() - interval '2 days', now() - interval '1 day' FROM generate_series(1, 2400) AS n`);
-    await stack.api.sql(`INSERT INTO launch_codes (code_hash, app_id, project_id, agent_id, installation_id, tool_name, mode, theme, language, expires_at)
+    await stack.api.sql(
+      `INSERT INTO launch_codes (code_hash, app_id, project_id, agent_id, installation_id, tool_name, mode, theme, language, expires_at)
       SELECT 'h' || n, $1, $2, $3, $4, 'find_customer', 'create', 'light', 'en', now() - interval '1 hour' FROM generate_series(1, 1200) AS n`,
-      [ctx.app.id, ctx.projectId, ctx.agentId, ctx.installationId]);
+      [ctx.app.id, ctx.projectId, ctx.agentId, ctx.installationId],
+    );
     const liveLaunch = await launch();
-    const count = async (table: string) => (await stack.api.sql(`SELECT count(*)::int AS n FROM ${table} WHERE expires_at <= now()`))[0].n as number;
+    const count = async (table: string) =>
+      (await stack.api.sql(`SELECT count(*)::int AS n FROM ${table} WHERE expires_at <= now()`))[0].n as number;
     expect(await count('idempotency_keys')).toBe(2402);
     expect(await count('launch_codes')).toBe(1201);
 
@@ -58,7 +65,10 @@ describe('the worker', () => {
     const live = await call('live-1');
     expect(live.headers.get('idempotent-replayed')).toBe('true');
     expect(handler.at('/purge')).toHaveLength(3);
-    const exchanged = await stack.api.request('POST', `/v1/apps/${ctx.app.id}/launch-codes/exchange`, { token: ctx.dev, body: { launch_code: liveLaunch.body.launch_code } });
+    const exchanged = await stack.api.request('POST', `/v1/apps/${ctx.app.id}/launch-codes/exchange`, {
+      token: ctx.dev,
+      body: { launch_code: liveLaunch.body.launch_code },
+    });
     expect(exchanged.status).toBe(200);
     // An expired key is a new key: the call is made again.
     expect((await call('old-1')).headers.get('idempotent-replayed')).toBeNull();

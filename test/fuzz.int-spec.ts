@@ -8,7 +8,15 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { agentWithTools, httpTool } from './support/fixtures.js';
-import { type KnownFields, type RawBody, bodyFor, hostileJson, hostileSegment, hostileString, queryFor } from './support/hostile-input.js';
+import {
+  type KnownFields,
+  type RawBody,
+  bodyFor,
+  hostileJson,
+  hostileSegment,
+  hostileString,
+  queryFor,
+} from './support/hostile-input.js';
 import { mcpAgent } from './support/mcp-fixtures.js';
 import { type ChangingServer, startChangingServer } from './support/mcp-servers.js';
 import { type Route, type RouteRole, routesOf } from './support/openapi-routes.js';
@@ -21,7 +29,11 @@ const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31)
 const COMMON_QUERY = ['wait', 'limit', 'cursor', 'status', 'tool_name', 'agent_id', 'lang', 'confirm', 'token'];
 /** The id pool a created resource's id goes to, by the last path segment of the POST that made it. */
 const CREATED_ID: Record<string, string> = {
-  apps: 'app_id', tools: 'tool_id', 'tool-calls': 'call_id', installations: 'installation_id', 'tool-instances': 'instance_id',
+  apps: 'app_id',
+  tools: 'tool_id',
+  'tool-calls': 'call_id',
+  installations: 'installation_id',
+  'tool-instances': 'instance_id',
 };
 
 /** One developer's app installed in one project for one agent: its ids, tokens and the names its bodies use. */
@@ -54,17 +66,33 @@ beforeAll(async () => {
   handler = await new WebhookHandler().start();
   mcpServer = await startChangingServer(['alpha', 'beta']);
   stack = await startTestStack({
-    RETRY_TIME_SCALE: '0.0002', MCP_WAIT_DEADLINE_S: '1', RECONCILE_INTERVAL_MS: '500', LOG_LEVEL: process.env.FUZZ_LOG_LEVEL ?? 'silent',
+    RETRY_TIME_SCALE: '0.0002',
+    MCP_WAIT_DEADLINE_S: '1',
+    RECONCILE_INTERVAL_MS: '500',
+    LOG_LEVEL: process.env.FUZZ_LOG_LEVEL ?? 'silent',
   });
   const api = stack.api;
   const http = await agentWithTools(api, [
     httpTool({ handler_url: handler.url('/fuzz/instant') }),
-    httpTool({ name: 'slow_lookup', handler_url: handler.url('/fuzz/wait'), execution_mode: 'wait', retry_window: '5m' }),
-    httpTool({ name: 'notify', handler_url: handler.url('/fuzz/background'), execution_mode: 'background', retry_window: '5m' }),
+    httpTool({
+      name: 'slow_lookup',
+      handler_url: handler.url('/fuzz/wait'),
+      execution_mode: 'wait',
+      retry_window: '5m',
+    }),
+    httpTool({
+      name: 'notify',
+      handler_url: handler.url('/fuzz/background'),
+      execution_mode: 'background',
+      retry_window: '5m',
+    }),
   ]);
   handler.secrets = [http.app.webhook_secret];
   const mcp = await mcpAgent(api, mcpServer.url, ['alpha', 'beta']);
-  const toolNames = [['find_customer', 'slow_lookup', 'notify'], ['alpha', 'beta']];
+  const toolNames = [
+    ['find_customer', 'slow_lookup', 'notify'],
+    ['alpha', 'beta'],
+  ];
   const agentToolNames = [
     toolNames[0].map((name) => `${http.app.name.replace(/-/g, '_')}_${name}`),
     toolNames[1].map((name) => `${mcp.prefix}${name}`),
@@ -89,10 +117,22 @@ beforeAll(async () => {
       instance_id: 'instances' in ctx ? ctx.instances.map((t: { id: string }) => t.id) : [],
       path: ['api', 'api/queues', 'static/x.js', 'queue/x'],
     },
-    tokens: { developer: [ctx.dev], project: [ctx.project], agent: [ctx.agent], operator: [operator], none: [undefined] },
+    tokens: {
+      developer: [ctx.dev],
+      project: [ctx.project],
+      agent: [ctx.agent],
+      operator: [operator],
+      none: [undefined],
+    },
     known: {
-      tool: fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...agentToolNames[i]) }, { weight: 1, arbitrary: hostileString }),
-      tool_name: fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...toolNames[i]) }, { weight: 1, arbitrary: hostileString }),
+      tool: fc.oneof(
+        { weight: 4, arbitrary: fc.constantFrom(...agentToolNames[i]) },
+        { weight: 1, arbitrary: hostileString },
+      ),
+      tool_name: fc.oneof(
+        { weight: 4, arbitrary: fc.constantFrom(...toolNames[i]) },
+        { weight: 1, arbitrary: hostileString },
+      ),
       app_id: fc.constantFrom(http.app.id, mcp.app.id, 'app_x'),
       installation_id: fc.constantFrom(ctx.installationId, 'inst_x'),
       instance_id: fc.constantFrom(...('instances' in ctx ? ctx.instances.map((t: { id: string }) => t.id) : ['ti_x'])),
@@ -101,7 +141,10 @@ beforeAll(async () => {
       arguments: fc.oneof(
         {
           weight: 3,
-          arbitrary: fc.record({ customer_id: fc.oneof(fc.constant('c1'), hostileString), with_orders: fc.boolean() }, { requiredKeys: [] }),
+          arbitrary: fc.record(
+            { customer_id: fc.oneof(fc.constant('c1'), hostileString), with_orders: fc.boolean() },
+            { requiredKeys: [] },
+          ),
         },
         { weight: 1, arbitrary: hostileJson },
       ),
@@ -141,8 +184,15 @@ const mcpMessage = (known: KnownFields) =>
         {
           weight: 6,
           arbitrary: fc.constantFrom(
-            'initialize', 'tools/list', 'tools/call', 'tools/call', 'ping', 'notifications/cancelled', 'notifications/initialized',
-            'resources/list', 'server/discover',
+            'initialize',
+            'tools/list',
+            'tools/call',
+            'tools/call',
+            'ping',
+            'notifications/cancelled',
+            'notifications/initialized',
+            'resources/list',
+            'server/discover',
           ),
         },
         { weight: 1, arbitrary: hostileString },
@@ -154,7 +204,10 @@ const mcpMessage = (known: KnownFields) =>
             {
               name: known.tool,
               arguments: known.arguments,
-              _meta: fc.oneof(fc.record({ 'toolgate/dialog_id': hostileJson, progressToken: hostileJson }, { requiredKeys: [] }), hostileJson),
+              _meta: fc.oneof(
+                fc.record({ 'toolgate/dialog_id': hostileJson, progressToken: hostileJson }, { requiredKeys: [] }),
+                hostileJson,
+              ),
               requestId: fc.oneof(fc.nat(), hostileJson),
               protocolVersion: fc.constantFrom('2025-11-25', '2025-03-26', '2026-07-28', 'x'),
               capabilities: hostileJson,
@@ -171,16 +224,24 @@ const mcpMessage = (known: KnownFields) =>
 
 function mcpBody(known: KnownFields): fc.Arbitrary<RawBody | undefined> {
   return fc.oneof(
-    { weight: 5, arbitrary: mcpMessage(known).map((m) => ({ bytes: JSON.stringify(m), contentType: 'application/json' })) },
+    {
+      weight: 5,
+      arbitrary: mcpMessage(known).map((m) => ({ bytes: JSON.stringify(m), contentType: 'application/json' })),
+    },
     {
       weight: 1,
-      arbitrary: fc.array(mcpMessage(known), { maxLength: 3 }).map((m) => ({ bytes: JSON.stringify(m), contentType: 'application/json' })),
+      arbitrary: fc
+        .array(mcpMessage(known), { maxLength: 3 })
+        .map((m) => ({ bytes: JSON.stringify(m), contentType: 'application/json' })),
     },
     { weight: 2, arbitrary: bodyFor(undefined, known) },
   );
 }
 
-const visibleAscii = fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((n) => String.fromCharCode(n)), maxLength: 300 });
+const visibleAscii = fc.string({
+  unit: fc.integer({ min: 0x21, max: 0x7e }).map((n) => String.fromCharCode(n)),
+  maxLength: 300,
+});
 
 const oddHeaders = fc.record(
   {
@@ -207,12 +268,25 @@ function requestOf(route: Route, tenant: number): fc.Arbitrary<FuzzRequest> {
     tenant: fc.constant(tenant),
     role: fc.oneof(
       { weight: 10, arbitrary: fc.constant(route.role) },
-      { weight: 2, arbitrary: fc.constantFrom<RouteRole | 'garbage'>('developer', 'project', 'agent', 'operator', 'none', 'garbage') },
+      {
+        weight: 2,
+        arbitrary: fc.constantFrom<RouteRole | 'garbage'>(
+          'developer',
+          'project',
+          'agent',
+          'operator',
+          'none',
+          'garbage',
+        ),
+      },
     ),
     pick: fc.nat(),
     params: fc.array(param, { minLength: route.pathParams.length, maxLength: route.pathParams.length }),
     extraSegment: fc.oneof({ weight: 12, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: hostileSegment }),
-    query: fc.oneof({ weight: 2, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: queryFor([...route.queryParams, ...COMMON_QUERY]) }),
+    query: fc.oneof(
+      { weight: 2, arbitrary: fc.constant(null) },
+      { weight: 1, arbitrary: queryFor([...route.queryParams, ...COMMON_QUERY]) },
+    ),
     body: bodyless ? fc.constant(undefined) : isMcp ? mcpBody(known) : bodyFor(route.bodySchema, known),
     headers: fc.oneof({ weight: 4, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: oddHeaders }),
   });
@@ -270,7 +344,9 @@ async function send(request: FuzzRequest, failures: Failure[]): Promise<void> {
   }
   const text = await response.text().catch((error: unknown) => `(body cut: ${String(error)})`);
   // 503 "unavailable" is the contract's answer when a dependency is down (here: an MCP server the fuzz pointed an app at).
-  const dependencyDown = response.status === 503 && (parseJson(text) as { type?: unknown } | undefined)?.type === 'urn:toolgate:problem:unavailable';
+  const dependencyDown =
+    response.status === 503 &&
+    (parseJson(text) as { type?: unknown } | undefined)?.type === 'urn:toolgate:problem:unavailable';
   if (response.status >= 500 && !dependencyDown) {
     failures.push({ request: summary, status: response.status, answer: text.slice(0, 500) });
     return;
@@ -278,10 +354,18 @@ async function send(request: FuzzRequest, failures: Failure[]): Promise<void> {
   const isRest = !request.route.template.endsWith('/mcp') && !request.route.template.startsWith('/admin');
   if (isRest && response.status >= 400 && request.route.method !== 'HEAD') {
     const problem = parseJson(text) as { detail?: unknown; errors?: { path?: unknown }[] } | undefined;
-    const isProblem = /^application\/problem\+json/.test(response.headers.get('content-type') ?? '') && typeof problem?.detail === 'string';
-    const hasPaths = response.status !== 422 || (Array.isArray(problem?.errors) && problem.errors.every((e) => typeof e.path === 'string'));
+    const isProblem =
+      /^application\/problem\+json/.test(response.headers.get('content-type') ?? '') &&
+      typeof problem?.detail === 'string';
+    const hasPaths =
+      response.status !== 422 ||
+      (Array.isArray(problem?.errors) && problem.errors.every((e) => typeof e.path === 'string'));
     if (!isProblem || !hasPaths) {
-      failures.push({ request: summary, status: `${response.status}, not a problem with paths`, answer: text.slice(0, 500) });
+      failures.push({
+        request: summary,
+        status: `${response.status}, not a problem with paths`,
+        answer: text.slice(0, 500),
+      });
     }
   }
   if (response.ok && request.route.method === 'POST') remember(request, parseJson(text));
@@ -290,7 +374,8 @@ async function send(request: FuzzRequest, failures: Failure[]): Promise<void> {
 /** Ids of what the fuzz created go into the pools, so that later requests work on them. */
 function remember(request: FuzzRequest, body: unknown) {
   const name = CREATED_ID[request.route.template.split('/').at(-1) ?? ''];
-  const id = (body as { id?: unknown; call_id?: unknown } | undefined)?.call_id ?? (body as { id?: unknown } | undefined)?.id;
+  const id =
+    (body as { id?: unknown; call_id?: unknown } | undefined)?.call_id ?? (body as { id?: unknown } | undefined)?.id;
   if (name && typeof id === 'string') tenants[request.tenant].ids[name].push(id);
 }
 
@@ -315,8 +400,10 @@ it('answers generated hostile requests to every route without a 5xx, and leaves 
 
   expect((await stack.api.request('GET', '/health/live')).status).toBe(200);
   expect((await stack.api.request('GET', '/health/ready')).status).toBe(200);
-  const inProgress = async () => stack.api.sql(`SELECT id, status FROM tool_calls WHERE status IN ('queued', 'in_progress')`);
+  const inProgress = async () =>
+    stack.api.sql(`SELECT id, status FROM tool_calls WHERE status IN ('queued', 'in_progress')`);
   const deadline = Date.now() + 20_000;
-  while ((await inProgress()).length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+  while ((await inProgress()).length > 0 && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 200));
   expect(await inProgress(), `FUZZ_SEED=${SEED}`).toEqual([]);
 }, 120_000);

@@ -35,31 +35,75 @@ function expectProblem(response: { status: number; headers: Headers; body: any }
 
 describe('a REST request body', () => {
   it.each([
-    ['NUL in dialog_id', () => JSON.stringify({ tool, dialog_id: 'd\u0000', arguments: { customer_id: 'c1' } }), 'dialog_id', /NUL \(U\+0000\)/],
-    ['NUL in an argument', () => JSON.stringify({ tool, dialog_id: 'd', arguments: { customer_id: 'c\u00001' } }), 'arguments.customer_id', /NUL/],
-    ['NUL in an argument name', () => JSON.stringify({ tool, dialog_id: 'd', arguments: { 'x\u0000': 'c' } }), 'arguments.x\\u0000', /field name.*NUL/],
-    ['an unpaired surrogate', () => `{"tool":"${tool}","dialog_id":"d","arguments":{"customer_id":"\\ud800"}}`, 'arguments.customer_id', /unpaired UTF-16 surrogate/],
-    ['1e400 (Infinity)', () => `{"tool":"${tool}","dialog_id":"d","arguments":{"customer_id":"c","n":1e400}}`, 'arguments.n', /Infinity/],
-    ['an integer beyond 2^53', () => `{"tool":"${tool}","dialog_id":"d","arguments":{"customer_id":"c","n":9007199254740993}}`, 'arguments.n', /2\^53.*as a string/],
-    ['nesting deeper than 64 levels', () => `{"tool":"${tool}","dialog_id":"d","arguments":${deep(10_000)}}`, /^arguments(\.a){63}$/, /deeper than 64 levels/],
+    [
+      'NUL in dialog_id',
+      () => JSON.stringify({ tool, dialog_id: 'd\u0000', arguments: { customer_id: 'c1' } }),
+      'dialog_id',
+      /NUL \(U\+0000\)/,
+    ],
+    [
+      'NUL in an argument',
+      () => JSON.stringify({ tool, dialog_id: 'd', arguments: { customer_id: 'c\u00001' } }),
+      'arguments.customer_id',
+      /NUL/,
+    ],
+    [
+      'NUL in an argument name',
+      () => JSON.stringify({ tool, dialog_id: 'd', arguments: { 'x\u0000': 'c' } }),
+      'arguments.x\\u0000',
+      /field name.*NUL/,
+    ],
+    [
+      'an unpaired surrogate',
+      () => `{"tool":"${tool}","dialog_id":"d","arguments":{"customer_id":"\\ud800"}}`,
+      'arguments.customer_id',
+      /unpaired UTF-16 surrogate/,
+    ],
+    [
+      '1e400 (Infinity)',
+      () => `{"tool":"${tool}","dialog_id":"d","arguments":{"customer_id":"c","n":1e400}}`,
+      'arguments.n',
+      /Infinity/,
+    ],
+    [
+      'an integer beyond 2^53',
+      () => `{"tool":"${tool}","dialog_id":"d","arguments":{"customer_id":"c","n":9007199254740993}}`,
+      'arguments.n',
+      /2\^53.*as a string/,
+    ],
+    [
+      'nesting deeper than 64 levels',
+      () => `{"tool":"${tool}","dialog_id":"d","arguments":${deep(10_000)}}`,
+      /^arguments(\.a){63}$/,
+      /deeper than 64 levels/,
+    ],
   ])('is a 422 naming the field for %s, and no call is made', async (_, body, path, message) => {
     const before = await callCount();
     const response = await api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, rawBody: body() });
     expectProblem(response, 422);
-    expect(response.body.errors).toEqual([{ path: typeof path === 'string' ? path : expect.stringMatching(path), message: expect.stringMatching(message) }]);
+    expect(response.body.errors).toEqual([
+      { path: typeof path === 'string' ? path : expect.stringMatching(path), message: expect.stringMatching(message) },
+    ]);
     expect(await callCount()).toBe(before);
     expect(handler.received).toHaveLength(0);
   });
 
   it('holding NUL in display_name is a 422 on a developer route too', async () => {
     const dev = await developerToken('dev_hostile');
-    const response = await api.request('POST', '/v1/apps', { token: dev, body: { name: 'hostile-app', display_name: 'Shop\u0000' } });
+    const response = await api.request('POST', '/v1/apps', {
+      token: dev,
+      body: { name: 'hostile-app', display_name: 'Shop\u0000' },
+    });
     expectProblem(response, 422);
     expect(response.body.errors).toEqual([{ path: 'display_name', message: expect.stringMatching(/NUL/) }]);
   });
 
   it('that is not valid UTF-8 is a 400 that says so', async () => {
-    const bytes = Buffer.concat([Buffer.from(`{"tool":"${tool}","dialog_id":"`), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}')]);
+    const bytes = Buffer.concat([
+      Buffer.from(`{"tool":"${tool}","dialog_id":"`),
+      Buffer.from([0xc3, 0x28, 0xff]),
+      Buffer.from('"}'),
+    ]);
     const response = await fetch(`${api.baseUrl}${ctx.base}/tool-calls`, {
       method: 'POST',
       headers: { authorization: `Bearer ${ctx.agent}`, 'content-type': 'application/json' },
@@ -96,7 +140,10 @@ describe('a path or query', () => {
     expectProblem(nul, 422);
     expect(nul.body.errors).toEqual([{ path: 'tool_name', message: expect.stringMatching(/NUL/) }]);
     for (const cursor of ['%00', 'garbage', '%ED%A0%80', 'x'.repeat(3000)]) {
-      expectProblem(await api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls?cursor=${cursor}`, { token: ctx.dev }), 422);
+      expectProblem(
+        await api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls?cursor=${cursor}`, { token: ctx.dev }),
+        422,
+      );
     }
   });
 });
@@ -104,7 +151,11 @@ describe('a path or query', () => {
 describe('the agent MCP endpoint', () => {
   async function connect() {
     const client = new Client({ name: 'hostile', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${api.baseUrl}${ctx.base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${ctx.agent}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${api.baseUrl}${ctx.base}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${ctx.agent}` } },
+      }),
+    );
     return client;
   }
 
@@ -112,8 +163,14 @@ describe('the agent MCP endpoint', () => {
     const before = await callCount();
     const client = await connect();
     try {
-      const refused = await client.callTool({ name: tool, arguments: { customer_id: 'c\u00001' } }).then(() => null, (error: unknown) => error);
-      expect(refused).toMatchObject({ code: -32602, message: expect.stringMatching(/params\.arguments\.customer_id must not contain NUL/) });
+      const refused = await client.callTool({ name: tool, arguments: { customer_id: 'c\u00001' } }).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(refused).toMatchObject({
+        code: -32602,
+        message: expect.stringMatching(/params\.arguments\.customer_id must not contain NUL/),
+      });
       const ok = await client.callTool({ name: tool, arguments: { customer_id: 'c1' } });
       expect(ok.isError).toBeFalsy();
     } finally {
@@ -123,15 +180,34 @@ describe('the agent MCP endpoint', () => {
   });
 
   it('answers nesting deeper than 64 levels and NUL in _meta with a JSON-RPC error, never an internal error', async () => {
-    const post = (body: string) => api.request('POST', `${ctx.base}/mcp`, {
-      token: ctx.agent,
-      rawBody: body,
-      headers: { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
-    });
-    const tooDeep = await post(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"${tool}","arguments":${deep(5000)}}}`);
+    const post = (body: string) =>
+      api.request('POST', `${ctx.base}/mcp`, {
+        token: ctx.agent,
+        rawBody: body,
+        headers: { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+      });
+    const tooDeep = await post(
+      `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"${tool}","arguments":${deep(5000)}}}`,
+    );
     expect(tooDeep.status).toBe(200);
-    expect(tooDeep.body).toMatchObject({ id: 7, error: { code: -32602, message: expect.stringMatching(/deeper than 64 levels/) } });
-    const meta = await post(JSON.stringify({ jsonrpc: '2.0', id: 'm', method: 'tools/call', params: { name: tool, arguments: { customer_id: 'c' }, _meta: { 'toolgate/dialog_id': 'd\u0000' } } }));
-    expect(meta.body).toMatchObject({ id: 'm', error: { code: -32602, message: expect.stringMatching(/params\._meta\.toolgate\/dialog_id must not contain NUL/) } });
+    expect(tooDeep.body).toMatchObject({
+      id: 7,
+      error: { code: -32602, message: expect.stringMatching(/deeper than 64 levels/) },
+    });
+    const meta = await post(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'm',
+        method: 'tools/call',
+        params: { name: tool, arguments: { customer_id: 'c' }, _meta: { 'toolgate/dialog_id': 'd\u0000' } },
+      }),
+    );
+    expect(meta.body).toMatchObject({
+      id: 'm',
+      error: {
+        code: -32602,
+        message: expect.stringMatching(/params\._meta\.toolgate\/dialog_id must not contain NUL/),
+      },
+    });
   });
 });

@@ -37,7 +37,9 @@ async function deliveredCall() {
   const ctx = await agentWithTools(
     stack.api,
     [httpTool({ handler_url: handler.url(path), execution_mode: 'wait', retry_window: '5m', configurable: true })],
-    { instances: { find_customer: { title: 'Mine', configuration: { store: 's1' }, private_data: { token: 'tok-1' } } } },
+    {
+      instances: { find_customer: { title: 'Mine', configuration: { store: 's1' }, private_data: { token: 'tok-1' } } },
+    },
   );
   handler.secrets = [ctx.app.webhook_secret];
   const found = { status: 200, body: '{"found":[1,"ü",null]}', headers: { 'content-type': 'application/json' } };
@@ -50,7 +52,10 @@ async function deliveredCall() {
   expect(accepted.status, JSON.stringify(accepted.body)).toBe(202);
   const callId = accepted.body.call_id as string;
   const [instance] = ctx.instances as { id: string }[];
-  await waitFor(async () => (await stack.api.sql('SELECT status FROM tool_calls WHERE id = $1', [callId]))[0].status === 'succeeded');
+  await waitFor(
+    async () =>
+      (await stack.api.sql('SELECT status FROM tool_calls WHERE id = $1', [callId]))[0].status === 'succeeded',
+  );
   return { ...ctx, callId, instanceId: instance.id };
 }
 
@@ -70,10 +75,14 @@ describe('the hot path on pg prepared statements', () => {
     expect(await calls.getForAgent(ctx.projectId, 'someone-else', ctx.callId)).toBeNull();
     expect(await calls.getById('call_missing')).toBeNull();
 
-    expect(await nest.get(AppsRepository).getById(ctx.app.id)).toStrictEqual(await prisma.app.findUnique({ where: { id: ctx.app.id } }));
+    expect(await nest.get(AppsRepository).getById(ctx.app.id)).toStrictEqual(
+      await prisma.app.findUnique({ where: { id: ctx.app.id } }),
+    );
     const withTool = await nest.get(ToolInstancesRepository).getWithTool(ctx.instanceId);
     expect(withTool?.httpTool).not.toBeNull();
-    expect(withTool).toStrictEqual(await prisma.toolInstance.findUnique({ where: { id: ctx.instanceId }, include: WITH_TOOL }));
+    expect(withTool).toStrictEqual(
+      await prisma.toolInstance.findUnique({ where: { id: ctx.instanceId }, include: WITH_TOOL }),
+    );
   });
 
   it('creates and claims a call as Prisma would have stored and returned it', async () => {
@@ -84,15 +93,39 @@ describe('the hot path on pg prepared statements', () => {
     const template = await prisma.toolCall.findUniqueOrThrow({ where: { id: ctx.callId } });
     const now = new Date();
     const draft = {
-      id: `${ctx.callId}_copy`, eventId: `${template.eventId.slice(0, -4)}ffff`, appId: template.appId, installationId: template.installationId,
-      projectId: template.projectId, agentId: template.agentId, toolInstanceId: template.toolInstanceId, toolKind: 'http', toolName: template.toolName,
-      agentToolName: template.agentToolName, dialogId: 'd2', leadId: null, executionMode: 'wait', retryWindow: '5m', attemptTimeoutS: 7,
-      handlerUrl: template.handlerUrl, arguments: { nested: { list: [1, 2.5, 'x'] }, empty: {} }, status: 'queued', round: 1,
-      nextAttemptN: 1, nextAttemptAt: now, acceptedAt: now,
+      id: `${ctx.callId}_copy`,
+      eventId: `${template.eventId.slice(0, -4)}ffff`,
+      appId: template.appId,
+      installationId: template.installationId,
+      projectId: template.projectId,
+      agentId: template.agentId,
+      toolInstanceId: template.toolInstanceId,
+      toolKind: 'http',
+      toolName: template.toolName,
+      agentToolName: template.agentToolName,
+      dialogId: 'd2',
+      leadId: null,
+      executionMode: 'wait',
+      retryWindow: '5m',
+      attemptTimeoutS: 7,
+      handlerUrl: template.handlerUrl,
+      arguments: { nested: { list: [1, 2.5, 'x'] }, empty: {} },
+      status: 'queued',
+      round: 1,
+      nextAttemptN: 1,
+      nextAttemptAt: now,
+      acceptedAt: now,
     };
     const created = await calls.create(draft);
     expect(created).toStrictEqual(await prisma.toolCall.findUnique({ where: { id: draft.id } }));
-    expect(created).toMatchObject({ ...draft, bodyEnc: null, result: null, error: null, finishedAt: null, attemptDeadline: null });
+    expect(created).toMatchObject({
+      ...draft,
+      bodyEnc: null,
+      result: null,
+      error: null,
+      finishedAt: null,
+      attemptDeadline: null,
+    });
 
     expect(await calls.claimForDelivery(draft.id, 1, 2, 5_000)).toBeNull(); // not the attempt due
     const claimed = await calls.claimForDelivery(draft.id, 1, 1, 5_000);
@@ -114,7 +147,16 @@ describe('the hot path on pg prepared statements', () => {
     const instance = await prisma.toolInstance.findUnique({ where: { id: ctx.instanceId }, include: WITH_TOOL });
     const margin = 5_000;
     const requeue = (bodyEnc: string | null) =>
-      prisma.toolCall.update({ where: { id: ctx.callId }, data: { status: 'queued', nextAttemptN: 3, bodyEnc, handlerUrl: 'https://old.example.com/h', attemptTimeoutS: 1 } });
+      prisma.toolCall.update({
+        where: { id: ctx.callId },
+        data: {
+          status: 'queued',
+          nextAttemptN: 3,
+          bodyEnc,
+          handlerUrl: 'https://old.example.com/h',
+          attemptTimeoutS: 1,
+        },
+      });
     const found = { app, installationExists: true, instance, httpToolExists: true };
 
     expect(await calls.claimForDelivery(ctx.callId, 1, 3, margin)).toBeNull(); // succeeded: nothing to claim
@@ -125,7 +167,11 @@ describe('the hot path on pg prepared statements', () => {
     expect(first).toStrictEqual({ call: await read(), ...found });
     // The tool's current handler URL and timeout, and a deadline that timeout plus the margin away.
     const tool = instance?.httpTool;
-    expect(first?.call).toMatchObject({ status: 'in_progress', handlerUrl: tool?.handlerUrl, attemptTimeoutS: tool?.attemptTimeoutS });
+    expect(first?.call).toMatchObject({
+      status: 'in_progress',
+      handlerUrl: tool?.handlerUrl,
+      attemptTimeoutS: tool?.attemptTimeoutS,
+    });
     const deadlineIn = (first?.call.attemptDeadline?.getTime() ?? 0) - before;
     expect(deadlineIn).toBeGreaterThanOrEqual((tool?.attemptTimeoutS ?? 0) * 1000 + margin - 50);
     expect(deadlineIn).toBeLessThanOrEqual((tool?.attemptTimeoutS ?? 0) * 1000 + margin + 1000);
@@ -144,7 +190,10 @@ describe('the hot path on pg prepared statements', () => {
     try {
       const [viaPrisma] = await prisma.$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`;
       expect(db.pool.totalCount).toBe(1);
-      const [viaPool] = await db.rows<{ pid: number }>({ name: 'backend_pid', text: 'SELECT pg_backend_pid() AS pid' }, []);
+      const [viaPool] = await db.rows<{ pid: number }>(
+        { name: 'backend_pid', text: 'SELECT pg_backend_pid() AS pid' },
+        [],
+      );
       expect(viaPool.pid).toBe(viaPrisma.pid);
       expect(db.pool.totalCount).toBe(1);
     } finally {

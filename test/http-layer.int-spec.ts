@@ -28,7 +28,10 @@ function expectProblem(response: { status: number; headers: Headers; body: any }
 
 describe('a URL', () => {
   it('with bad percent-encoding is a 400 problem that says so, with its request id', async () => {
-    const response = await api.request('GET', `${ctx.base}/tool-calls/%FF%FE`, { token: ctx.agent, headers: { 'x-request-id': 'bad-url-1' } });
+    const response = await api.request('GET', `${ctx.base}/tool-calls/%FF%FE`, {
+      token: ctx.agent,
+      headers: { 'x-request-id': 'bad-url-1' },
+    });
     expectProblem(response, 400);
     expect(response.body.detail).toBe('The URL is not correctly percent-encoded.');
     expect(response.headers.get('x-request-id')).toBe('bad-url-1');
@@ -67,7 +70,11 @@ describe('a JSON body', () => {
     const post = async (body: Uint8Array | string, encoding: string) => {
       const response = await fetch(`${api.baseUrl}${ctx.base}/tool-calls`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${ctx.agent}`, 'content-type': 'application/json', 'content-encoding': encoding },
+        headers: {
+          authorization: `Bearer ${ctx.agent}`,
+          'content-type': 'application/json',
+          'content-encoding': encoding,
+        },
         body,
       });
       return { status: response.status, headers: response.headers, body: (await response.json()) as any };
@@ -80,7 +87,10 @@ describe('a JSON body', () => {
   });
 
   it('that is a bare JSON value, not an object or array, is a 400 problem', async () => {
-    expectProblem(await api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, rawBody: '"just a string"' }), 400);
+    expectProblem(
+      await api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, rawBody: '"just a string"' }),
+      400,
+    );
   });
 });
 
@@ -89,7 +99,11 @@ describe('the agent MCP endpoint', () => {
     const response = await api.request('POST', `${ctx.base}/mcp`, {
       token: ctx.agent,
       rawBody: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
-      headers: { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', 'x-request-id': 'mcp-echo-1' },
+      headers: {
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-11-25',
+        'x-request-id': 'mcp-echo-1',
+      },
     });
     expect(response.status).toBe(200);
     expect(response.headers.get('x-request-id')).toBe('mcp-echo-1');

@@ -18,7 +18,10 @@ beforeAll(async () => {
   handler = await new WebhookHandler().start();
   // An in-process replica over the same database, alive while the process replica is killed.
   const databaseUrl = fixture.env.DATABASE_URL;
-  api = await startTestApi({ REDIS_URL: fixture.redisUrl, IDEMPOTENCY_LEASE_S: String(LEASE_S) }, { databaseUrl, schema: new URL(databaseUrl).searchParams.get('schema')! });
+  api = await startTestApi(
+    { REDIS_URL: fixture.redisUrl, IDEMPOTENCY_LEASE_S: String(LEASE_S) },
+    { databaseUrl, schema: new URL(databaseUrl).searchParams.get('schema')! },
+  );
 }, 120_000);
 afterAll(async () => {
   for (const p of processes) await p.kill('SIGKILL');
@@ -30,14 +33,22 @@ afterAll(async () => {
 async function instantAgent(path: string) {
   const ctx = await agentWithTools(api, [httpTool({ handler_url: handler.url(path) })]);
   handler.secrets = [ctx.app.webhook_secret];
-  const body = { tool: `${ctx.app.name.replace(/-/g, '_')}_find_customer`, dialog_id: 'd1', arguments: { customer_id: 'c1' } };
+  const body = {
+    tool: `${ctx.app.name.replace(/-/g, '_')}_find_customer`,
+    dialog_id: 'd1',
+    arguments: { customer_id: 'c1' },
+  };
   return { ...ctx, body };
 }
 
 describe('Idempotency-Key', () => {
   it('is free again after its short lease when the API that reserved it was killed mid-request', async () => {
     const path = '/lease/crashed';
-    handler.on(path, () => (handler.at(path).length === 1 ? { status: 200, hang: true } : { status: 200, body: '{"second":true}', headers: { 'content-type': 'application/json' } }));
+    handler.on(path, () =>
+      handler.at(path).length === 1
+        ? { status: 200, hang: true }
+        : { status: 200, body: '{"second":true}', headers: { 'content-type': 'application/json' } },
+    );
     const ctx = await instantAgent(path);
     const port = await freePort();
     const doomed = startAppProcess('api', { ...fixture.env, PORT: String(port) });
@@ -45,7 +56,11 @@ describe('Idempotency-Key', () => {
     await doomed.waitForOutput(/Toolgate API on/);
     const headers = { 'idempotency-key': 'crash-1' };
 
-    const lost = requester(`http://127.0.0.1:${port}`)('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body: ctx.body, headers }).catch((error: Error) => error);
+    const lost = requester(`http://127.0.0.1:${port}`)('POST', `${ctx.base}/tool-calls`, {
+      token: ctx.agent,
+      body: ctx.body,
+      headers,
+    }).catch((error: Error) => error);
     const until = Date.now() + 10_000;
     while (handler.at(path).length === 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(handler.at(path)).toHaveLength(1);
@@ -67,14 +82,20 @@ describe('Idempotency-Key', () => {
     const repeat = await api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body: ctx.body, headers });
     expect(repeat.headers.get('idempotent-replayed')).toBe('true');
     expect(repeat.body).toEqual(retried.body);
-    const [row] = await api.sql("SELECT extract(epoch FROM expires_at - created_at)::int AS ttl_s FROM idempotency_keys WHERE key = 'crash-1'");
+    const [row] = await api.sql(
+      "SELECT extract(epoch FROM expires_at - created_at)::int AS ttl_s FROM idempotency_keys WHERE key = 'crash-1'",
+    );
     expect(row.ttl_s).toBe(86_400);
   }, 60_000);
 
   it('replays a first answer over 64 KiB as where to read the call, not the whole body', async () => {
     const path = '/lease/large';
     const big = { rows: Array.from({ length: 2000 }, (_, i) => ({ i, text: 'x'.repeat(40) })) };
-    handler.on(path, () => ({ status: 200, body: JSON.stringify(big), headers: { 'content-type': 'application/json' } }));
+    handler.on(path, () => ({
+      status: 200,
+      body: JSON.stringify(big),
+      headers: { 'content-type': 'application/json' },
+    }));
     const ctx = await instantAgent(path);
     const headers = { 'idempotency-key': 'large-1' };
     const first = await api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body: ctx.body, headers });

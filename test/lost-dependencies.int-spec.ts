@@ -54,7 +54,12 @@ describe('while Redis is down', () => {
 
   it('accepts wait and background calls (202 at once), answers instant calls and reads; they are delivered once it is back', async () => {
     const tool = (mode: string, retryWindow?: string) =>
-      httpTool({ name: `${mode}_tool`, execution_mode: mode, retry_window: retryWindow, handler_url: handler.url(`/redis-down/${mode}`) });
+      httpTool({
+        name: `${mode}_tool`,
+        execution_mode: mode,
+        retry_window: retryWindow,
+        handler_url: handler.url(`/redis-down/${mode}`),
+      });
     const tools = [tool('wait', '5m'), tool('background', '5m'), tool('instant')];
     const ctx = await agentWithTools(stack.api, tools);
     handler.secrets = [ctx.app.webhook_secret];
@@ -92,9 +97,13 @@ describe('while Redis is down', () => {
     // An MCP client's call (instant, with a cancel listener that needs pub/sub) answers too.
     const mcp = new McpClient({ name: 'redis-down', version: '1.0.0' });
     const headers = { authorization: `Bearer ${ctx.agent}` };
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${stack.api.baseUrl}${ctx.base}/mcp`), { requestInit: { headers } }));
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(`${stack.api.baseUrl}${ctx.base}/mcp`), { requestInit: { headers } }),
+    );
     try {
-      const mcpCall = await timed(() => mcp.callTool({ name: prefix + 'instant_tool', arguments: { customer_id: 'm' } }));
+      const mcpCall = await timed(() =>
+        mcp.callTool({ name: prefix + 'instant_tool', arguments: { customer_id: 'm' } }),
+      );
       expect(mcpCall.value.isError ?? false, JSON.stringify(mcpCall.value)).toBe(false);
       expect(mcpCall.ms).toBeLessThan(1000);
     } finally {
@@ -132,7 +141,11 @@ describe('a Redis that takes connections and never answers', () => {
   });
 
   it('still accepts a call within the command timeouts (the tool list read, the enqueue)', async () => {
-    const background = httpTool({ execution_mode: 'background', retry_window: '5m', handler_url: handler.url('/redis-silent') });
+    const background = httpTool({
+      execution_mode: 'background',
+      retry_window: '5m',
+      handler_url: handler.url('/redis-silent'),
+    });
     const ctx = await agentWithTools(api, [background]);
     const tool = `${ctx.app.name.replace(/-/g, '_')}_find_customer`;
     const body = { tool, dialog_id: 'd', arguments: { customer_id: 'c' } };
@@ -216,7 +229,11 @@ describe('while the JWKS URL is down', () => {
     const pair = await generateKeyPair('ES256');
     const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
     sign = (claims) =>
-      new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setAudience('toolgate').setExpirationTime('5m').sign(pair.privateKey);
+      new SignJWT(claims)
+        .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+        .setAudience('toolgate')
+        .setExpirationTime('5m')
+        .sign(pair.privateKey);
     jwks = createServer((_, res) => {
       if (jwksState === 'failing') res.writeHead(502).end('bad gateway');
       else res.setHeader('content-type', 'application/json').end(JSON.stringify({ keys: [jwk] }));

@@ -32,8 +32,14 @@ describe('metrics', () => {
     handler.secrets = [ctx.app.webhook_secret];
     handler.on('/flaky', ({ attempt }) => (attempt === 1 ? { status: 503 } : { status: 200, body: 'ok' }));
     const prefix = `${ctx.app.name.replace(/-/g, '_')}_`;
-    await stack.api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body: { tool: `${prefix}find_customer`, dialog_id: 'd', arguments: { customer_id: 'c' } } });
-    const queued = await stack.api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body: { tool: `${prefix}later`, dialog_id: 'd', arguments: { customer_id: 'c' } } });
+    await stack.api.request('POST', `${ctx.base}/tool-calls`, {
+      token: ctx.agent,
+      body: { tool: `${prefix}find_customer`, dialog_id: 'd', arguments: { customer_id: 'c' } },
+    });
+    const queued = await stack.api.request('POST', `${ctx.base}/tool-calls`, {
+      token: ctx.agent,
+      body: { tool: `${prefix}later`, dialog_id: 'd', arguments: { customer_id: 'c' } },
+    });
     await stack.api.request('GET', `${ctx.base}/tool-calls/${queued.body.call_id}?wait=10`, { token: ctx.agent });
 
     const api = await stack.api.request('GET', '/metrics');

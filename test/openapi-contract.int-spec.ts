@@ -51,7 +51,10 @@ function conformsToDocument(): Middleware & { checked: string[] } {
 
 function operations(): [string, string, any][] {
   return Object.entries(document.paths as Record<string, Record<string, any>>).flatMap(([path, item]) =>
-    Object.entries(item).filter(([method]) => METHODS.includes(method)).map(([method, operation]) => [path, method, operation] as [string, string, any]));
+    Object.entries(item)
+      .filter(([method]) => METHODS.includes(method))
+      .map(([method, operation]) => [path, method, operation] as [string, string, any]),
+  );
 }
 
 describe('the OpenAPI document', () => {
@@ -64,8 +67,7 @@ describe('the OpenAPI document', () => {
         maxBuffer: 64 * 1024 * 1024,
         // Offline and quiet: no usage report, no update check.
         env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
-      })
-        .catch((error: { stdout: string; stderr: string }) => error);
+      }).catch((error: { stdout: string; stderr: string }) => error);
       const report = JSON.parse(lint.stdout.slice(lint.stdout.indexOf('{')));
       const errors = report.problems.filter((p: { severity: string }) => p.severity === 'error');
       expect(errors.map((p: { ruleId: string; message: string }) => `${p.ruleId}: ${p.message}`)).toEqual([]);
@@ -85,25 +87,39 @@ describe('the OpenAPI document', () => {
       expect(operation.operationId, where).toBeTruthy();
       expect(operation.security, where).toBeDefined();
       for (const name of path.match(/\{[^}]+\}/g) ?? []) {
-        expect(operation.parameters.some((p: { in: string; name: string }) => p.in === 'path' && `{${p.name}}` === name), `${where} ${name}`).toBe(true);
+        expect(
+          operation.parameters.some((p: { in: string; name: string }) => p.in === 'path' && `{${p.name}}` === name),
+          `${where} ${name}`,
+        ).toBe(true);
       }
       for (const [status, response] of Object.entries(operation.responses as Record<string, any>)) {
         if (status === '204') expect(response.content, where).toBeUndefined();
-        else expect(Object.values(response.content ?? {}).every((media: any) => media.schema !== undefined), `${where} ${status}`).toBe(true);
+        else
+          expect(
+            Object.values(response.content ?? {}).every((media: any) => media.schema !== undefined),
+            `${where} ${status}`,
+          ).toBe(true);
         if (Number(status) >= 400 && path.startsWith('/v1/')) {
-          expect(response.content['application/problem+json'].schema, `${where} ${status}`).toEqual({ $ref: '#/components/schemas/Problem' });
+          expect(response.content['application/problem+json'].schema, `${where} ${status}`).toEqual({
+            $ref: '#/components/schemas/Problem',
+          });
         }
       }
-      if (path.startsWith('/v1/')) expect(Object.keys(operation.responses), where).toEqual(expect.arrayContaining(['401', '403']));
+      if (path.startsWith('/v1/'))
+        expect(Object.keys(operation.responses), where).toEqual(expect.arrayContaining(['401', '403']));
     }
     const call = document.paths['/v1/agents/{agent_id}/tool-calls'].post;
     expect(Object.keys(call.responses)).toEqual(expect.arrayContaining(['200', '202', '422']));
-    expect(call.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['agent_id', 'Idempotency-Key']));
+    expect(call.parameters.map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining(['agent_id', 'Idempotency-Key']),
+    );
     const calls = document.paths['/v1/apps/{app_id}/tool-calls'].get;
     const names = calls.parameters.map((p: { name: string }) => p.name);
     expect(names).toEqual(expect.arrayContaining(['limit', 'cursor', 'status', 'tool_name', 'agent_id']));
     expect(document.paths['/v1/apps/{app_id}'].delete.responses['204']).toBeDefined();
-    expect(document.paths['/v1/apps'].post.responses['201'].content['application/json'].schema.required).toContain('webhook_secret');
+    expect(document.paths['/v1/apps'].post.responses['201'].content['application/json'].schema.required).toContain(
+      'webhook_secret',
+    );
   });
 
   it('generates exactly the committed client types (run `npm run openapi:types` after changing the API)', async () => {
@@ -123,7 +139,9 @@ describe('a client generated from the document', () => {
       };
       const developer = as(await developerToken('dev_quick_start'));
 
-      const created = await developer.POST('/v1/apps', { body: { name: uniqueAppName('quick'), display_name: 'Quick start' } });
+      const created = await developer.POST('/v1/apps', {
+        body: { name: uniqueAppName('quick'), display_name: 'Quick start' },
+      });
       expect(created.response.status).toBe(201);
       const app = created.data!;
       handler.secrets = [app.webhook_secret];
@@ -182,14 +200,22 @@ describe('a client generated from the document', () => {
       // The reads of what the quick start made answer as documented too.
       const callId = called.data!.call_id;
       const appPath = { params: { path: { app_id: app.id } } };
-      await agent.GET('/v1/agents/{agent_id}/tool-calls/{call_id}', { params: { path: { agent_id: agentId, call_id: callId } } });
-      await agent.POST('/v1/agents/{agent_id}/tool-calls/{call_id}/cancel', { params: { path: { agent_id: agentId, call_id: callId } } });
+      await agent.GET('/v1/agents/{agent_id}/tool-calls/{call_id}', {
+        params: { path: { agent_id: agentId, call_id: callId } },
+      });
+      await agent.POST('/v1/agents/{agent_id}/tool-calls/{call_id}/cancel', {
+        params: { path: { agent_id: agentId, call_id: callId } },
+      });
       await developer.GET('/v1/apps', {});
       await developer.GET('/v1/apps/{app_id}', appPath);
       await developer.GET('/v1/apps/{app_id}/agent-tools', appPath);
       await developer.GET('/v1/apps/{app_id}/tools', appPath);
-      await developer.GET('/v1/apps/{app_id}/tool-calls', { params: { path: { app_id: app.id }, query: { status: 'succeeded' } } });
-      await developer.GET('/v1/apps/{app_id}/tool-calls/{call_id}', { params: { path: { app_id: app.id, call_id: callId } } });
+      await developer.GET('/v1/apps/{app_id}/tool-calls', {
+        params: { path: { app_id: app.id }, query: { status: 'succeeded' } },
+      });
+      await developer.GET('/v1/apps/{app_id}/tool-calls/{call_id}', {
+        params: { path: { app_id: app.id, call_id: callId } },
+      });
       await developer.GET('/v1/apps/{app_id}/mcp/tools', appPath);
       await project.GET('/v1/projects/{project_id}/installations', { params: { path: { project_id: projectId } } });
       await project.GET('/v1/projects/{project_id}/installations/{installation_id}/tools', {
@@ -198,9 +224,12 @@ describe('a client generated from the document', () => {
       const agentPath = { project_id: projectId, agent_id: agentId };
       await project.GET('/v1/projects/{project_id}/agents/{agent_id}/tool-instances', { params: { path: agentPath } });
       await developer.POST('/v1/apps/{app_id}/webhook-secret/rotate', appPath);
-      expect(conforms.checked).toEqual(expect.arrayContaining([
-        'POST /v1/agents/{agent_id}/tool-calls/{call_id}/cancel 409', 'GET /v1/apps/{app_id}/tool-calls/{call_id} 200',
-      ]));
+      expect(conforms.checked).toEqual(
+        expect.arrayContaining([
+          'POST /v1/agents/{agent_id}/tool-calls/{call_id}/cancel 409',
+          'GET /v1/apps/{app_id}/tool-calls/{call_id} 200',
+        ]),
+      );
       expect(conforms.checked).toHaveLength(21);
     } finally {
       await handler.stop();

@@ -7,7 +7,12 @@ import { decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseEnv } from '../libs/config/src/index.js';
 import { ReencryptSecrets } from '../libs/domain/src/index.js';
-import { EncryptedColumnsRepository, PrismaService, applyMigrations, findMigrationsDir } from '../libs/persistence/src/index.js';
+import {
+  EncryptedColumnsRepository,
+  PrismaService,
+  applyMigrations,
+  findMigrationsDir,
+} from '../libs/persistence/src/index.js';
 import { TOOL_CALL_DELIVERY_QUEUE, createRedisConnection } from '../libs/queue/src/index.js';
 import { SecretBox, parseSecretKeys } from '../libs/secrets/src/index.js';
 import { WorkerModule } from '../apps/worker/src/worker.module.js';
@@ -23,7 +28,10 @@ afterAll(() => api.close());
 describe('health', () => {
   it('is live, and ready when Postgres and Redis answer', async () => {
     expect(await api.request('GET', '/health/live')).toMatchObject({ status: 200, body: { status: 'ok' } });
-    expect(await api.request('GET', '/health/ready')).toMatchObject({ status: 200, body: { status: 'ready', checks: { postgres: 'up', redis: 'up' } } });
+    expect(await api.request('GET', '/health/ready')).toMatchObject({
+      status: 200,
+      body: { status: 'ready', checks: { postgres: 'up', redis: 'up' } },
+    });
   });
 
   it('answers 503 naming the dependency that is down', async () => {
@@ -32,7 +40,11 @@ describe('health', () => {
       const response = await broken.request('GET', '/health/ready');
       expect(response.status).toBe(503);
       expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-      expect(response.body).toMatchObject({ status: 503, checks: { postgres: 'up', redis: 'down' }, detail: 'Not ready: redis not reachable.' });
+      expect(response.body).toMatchObject({
+        status: 503,
+        checks: { postgres: 'up', redis: 'down' },
+        detail: 'Not ready: redis not reachable.',
+      });
     } finally {
       await broken.close();
     }
@@ -47,11 +59,23 @@ describe('OpenAPI', () => {
     const doc = await api.request('GET', '/openapi.json');
     expect(doc.status).toBe(200);
     expect(Object.keys(doc.body.paths)).toEqual(
-      expect.arrayContaining(['/v1/apps', '/v1/apps/{app_id}', '/v1/apps/{app_id}/agent-tools', '/v1/apps/{app_id}/tools/{tool_id}', '/health/ready']),
+      expect.arrayContaining([
+        '/v1/apps',
+        '/v1/apps/{app_id}',
+        '/v1/apps/{app_id}/agent-tools',
+        '/v1/apps/{app_id}/tools/{tool_id}',
+        '/health/ready',
+      ]),
     );
     const createTool = doc.body.paths['/v1/apps/{app_id}/tools'].post.requestBody.content['application/json'].schema;
-    expect(createTool.required).toEqual(expect.arrayContaining(['name', 'title', 'description', 'handler_url', 'execution_mode']));
-    expect(createTool.properties.retry_window.enum ?? createTool.properties.retry_window.anyOf?.[0]?.enum).toEqual(['5m', '3h', '1d']);
+    expect(createTool.required).toEqual(
+      expect.arrayContaining(['name', 'title', 'description', 'handler_url', 'execution_mode']),
+    );
+    expect(createTool.properties.retry_window.enum ?? createTool.properties.retry_window.anyOf?.[0]?.enum).toEqual([
+      '5m',
+      '3h',
+      '1d',
+    ]);
     expect(createTool.properties.parameters.maxItems).toBe(32);
   });
 });
@@ -61,8 +85,13 @@ describe('migrations', () => {
     const { databaseUrl } = await freshDatabase();
     expect(await applyMigrations(databaseUrl)).toEqual([]);
     const dir = findMigrationsDir();
-    const names = readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
-    const rows = await api.sql('SELECT migration_name, checksum, finished_at FROM _prisma_migrations ORDER BY migration_name');
+    const names = readdirSync(dir, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name)
+      .sort();
+    const rows = await api.sql(
+      'SELECT migration_name, checksum, finished_at FROM _prisma_migrations ORDER BY migration_name',
+    );
     expect(rows.map((r) => r.migration_name)).toEqual(names);
     for (const row of rows) {
       const sql = readFileSync(join(dir, row.migration_name, 'migration.sql'));
@@ -78,7 +107,15 @@ describe('secret key rotation', () => {
     const created = await api.request('POST', '/v1/apps', { token, body: { name: 'rotation-app', display_name: 'R' } });
     await api.request('PUT', `/v1/apps/${created.body.id}/agent-tools`, {
       token,
-      body: { enabled: true, mode: 'mcp', mcp: { url: 'https://m.example.com/mcp', auth_header_value: 'Bearer mcp-secret', auth_header_value_action: 'replace' } },
+      body: {
+        enabled: true,
+        mode: 'mcp',
+        mcp: {
+          url: 'https://m.example.com/mcp',
+          auth_header_value: 'Bearer mcp-secret',
+          auth_header_value_action: 'replace',
+        },
+      },
     });
     await api.request('POST', `/v1/apps/${created.body.id}/webhook-secret/rotate`, { token });
 
@@ -101,7 +138,7 @@ describe('secret key rotation', () => {
       [created.body.id],
     );
     const onlyNew = new SecretBox(parseSecretKeys(newKey));
-    for (const value of Object.values(row) as string[]) expect(decodeProtectedHeader(value).kid).toBe('test2');
+    for (const value of Object.values<string>(row)) expect(decodeProtectedHeader(value).kid).toBe('test2');
     expect(await onlyNew.decrypt(row.mcp_auth_header_value_enc)).toBe('Bearer mcp-secret');
     expect(await onlyNew.decrypt(row.webhook_secret_enc)).toMatch(/^whsec_/);
   });
@@ -110,12 +147,21 @@ describe('secret key rotation', () => {
 describe('worker', () => {
   it('boots against Redis, consumes the delivery queue and fails a job nobody processes, saying why', async () => {
     const prefix = `test-${process.pid}-${Date.now()}`;
-    const env = parseEnv({ DATABASE_URL: api.databaseUrl, REDIS_URL: inject('redisUrl'), QUEUE_PREFIX: prefix, SECRETS_KEYS: TEST_SECRETS_KEYS, LOG_LEVEL: 'silent' });
+    const env = parseEnv({
+      DATABASE_URL: api.databaseUrl,
+      REDIS_URL: inject('redisUrl'),
+      QUEUE_PREFIX: prefix,
+      SECRETS_KEYS: TEST_SECRETS_KEYS,
+      LOG_LEVEL: 'silent',
+    });
     const worker = await NestFactory.createApplicationContext(WorkerModule.forRoot(env), { logger: false });
     await worker.init();
     const connection = createRedisConnection(inject('redisUrl'));
     const queue = new Queue(TOOL_CALL_DELIVERY_QUEUE, { connection, prefix });
-    const events = new QueueEvents(TOOL_CALL_DELIVERY_QUEUE, { connection: createRedisConnection(inject('redisUrl')), prefix });
+    const events = new QueueEvents(TOOL_CALL_DELIVERY_QUEUE, {
+      connection: createRedisConnection(inject('redisUrl')),
+      prefix,
+    });
     try {
       await events.waitUntilReady();
       const job = await queue.add('no-such-job', { callId: 'call_x' });
@@ -138,7 +184,10 @@ describe('an unexpected error', () => {
     try {
       const token = await developerToken('dev_broken');
       await broken.sql('DROP TABLE http_tools CASCADE');
-      const created = await broken.request('POST', '/v1/apps', { token, body: { name: 'broken-app', display_name: 'B' } });
+      const created = await broken.request('POST', '/v1/apps', {
+        token,
+        body: { name: 'broken-app', display_name: 'B' },
+      });
       const response = await broken.request('GET', `/v1/apps/${created.body.id}/tools`, { token });
       expect(response.status).toBe(500);
       expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
@@ -177,7 +226,9 @@ describe('the queue dashboard', () => {
     expect(viaQuery.headers.get('location')).toBe('/admin/queues');
     const cookie = viaQuery.headers.get('set-cookie') ?? '';
     expect(cookie).toMatch(/^toolgate_operator=.+; HttpOnly; SameSite=Strict; Path=\/admin/);
-    const withCookie = await fetch(`${api.baseUrl}/admin/queues/api/queues`, { headers: { cookie: cookie.split(';')[0] } });
+    const withCookie = await fetch(`${api.baseUrl}/admin/queues/api/queues`, {
+      headers: { cookie: cookie.split(';')[0] },
+    });
     expect(withCookie.status).toBe(200);
   });
 });

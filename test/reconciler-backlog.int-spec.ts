@@ -26,13 +26,23 @@ afterAll(async () => {
 
 describe('the reconciler', () => {
   it('finds one lost call of an app behind 600 overdue calls of a hanging app within two runs', async () => {
-    const tool = (path: string) => httpTool({ execution_mode: 'background', retry_window: '5m', attempt_timeout_s: 30, handler_url: handler.url(path) });
+    const tool = (path: string) =>
+      httpTool({
+        execution_mode: 'background',
+        retry_window: '5m',
+        attempt_timeout_s: 30,
+        handler_url: handler.url(path),
+      });
     const hanging = await agentWithTools(stack.api, [tool('/backlog/hanging')]);
     const other = await agentWithTools(stack.api, [tool('/backlog/other')]);
     handler.secrets = [hanging.app.webhook_secret, other.app.webhook_secret];
     handler.on('/backlog/hanging', () => ({ status: 200, hang: true }));
     const call = async (ctx: typeof hanging) => {
-      const body = { tool: `${ctx.app.name.replace(/-/g, '_')}_find_customer`, dialog_id: 'd', arguments: { customer_id: 'c' } };
+      const body = {
+        tool: `${ctx.app.name.replace(/-/g, '_')}_find_customer`,
+        dialog_id: 'd',
+        arguments: { customer_id: 'c' },
+      };
       const response = await stack.api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body });
       expect(response.status, response.text).toBe(202);
       return response.body.call_id as string;
@@ -56,7 +66,8 @@ describe('the reconciler', () => {
     await client.flushall();
     client.disconnect();
     await stack.api.sql("UPDATE tool_calls SET next_attempt_at = now() - interval '10 seconds' WHERE id = $1", [lost]);
-    const overdueSql = "SELECT count(*)::int AS overdue FROM tool_calls WHERE status = 'queued' AND next_attempt_at < now()";
+    const overdueSql =
+      "SELECT count(*)::int AS overdue FROM tool_calls WHERE status = 'queued' AND next_attempt_at < now()";
     const [{ overdue }] = await stack.api.sql(overdueSql);
     expect(overdue).toBe(602);
 

@@ -20,7 +20,12 @@ const outputs: string[] = [];
 
 beforeAll(async () => {
   const port = await freePort();
-  fixture = await processFixture({ RETRY_TIME_SCALE: '0.2', RECONCILE_INTERVAL_MS: '300', LOG_LEVEL: 'debug', PORT: String(port) });
+  fixture = await processFixture({
+    RETRY_TIME_SCALE: '0.2',
+    RECONCILE_INTERVAL_MS: '300',
+    LOG_LEVEL: 'debug',
+    PORT: String(port),
+  });
   ({ env, db } = fixture);
   handler = await new WebhookHandler().start();
   api = startAppProcess('api', env);
@@ -40,9 +45,13 @@ afterAll(async () => {
 async function callsEnded(ids: string[], timeoutMs: number): Promise<Record<string, string>> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const { rows } = await db.query<{ id: string; status: string }>('SELECT id, status FROM tool_calls WHERE id = ANY($1)', [ids]);
+    const { rows } = await db.query<{ id: string; status: string }>(
+      'SELECT id, status FROM tool_calls WHERE id = ANY($1)',
+      [ids],
+    );
     const statuses = Object.fromEntries(rows.map((r) => [r.id, r.status]));
-    if (rows.length === ids.length && rows.every((r) => ['succeeded', 'failed', 'cancelled'].includes(r.status))) return statuses;
+    if (rows.length === ids.length && rows.every((r) => ['succeeded', 'failed', 'cancelled'].includes(r.status)))
+      return statuses;
     if (Date.now() > until) return statuses;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -50,13 +59,20 @@ async function callsEnded(ids: string[], timeoutMs: number): Promise<Record<stri
 
 async function setup(toolOverrides: Record<string, unknown>) {
   const path = `/hook/${Math.random().toString(36).slice(2)}`;
-  const ctx = await agentWithTools({ request }, [httpTool({ handler_url: handler.url(path), configurable: true, ...toolOverrides })], {
-    instances: { find_customer: { private_data: { token: PRIVATE_VALUE } } },
-  });
+  const ctx = await agentWithTools(
+    { request },
+    [httpTool({ handler_url: handler.url(path), configurable: true, ...toolOverrides })],
+    {
+      instances: { find_customer: { private_data: { token: PRIVATE_VALUE } } },
+    },
+  );
   handler.secrets = [ctx.app.webhook_secret];
   const toolName = `${ctx.app.name.replace(/-/g, '_')}_find_customer`;
   const call = async () => {
-    const response = await request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body: { tool: toolName, dialog_id: 'd', arguments: { customer_id: 'c' } } });
+    const response = await request('POST', `${ctx.base}/tool-calls`, {
+      token: ctx.agent,
+      body: { tool: toolName, dialog_id: 'd', arguments: { customer_id: 'c' } },
+    });
     expect(response.status).toBe(202);
     return response.body.call_id as string;
   };
@@ -67,11 +83,14 @@ describe('a worker killed while attempts are in flight', () => {
   it('loses no call: after a restart every accepted call ends in a terminal status', async () => {
     const ctx = await setup({ execution_mode: 'wait', retry_window: '5m', attempt_timeout_s: 10 });
     // First attempts hang for 3 s (the worker dies during them); later ones succeed.
-    handler.on(ctx.path, ({ attempt }) => (attempt === 1 ? { status: 200, body: 'late', delayMs: 3000 } : { status: 200, body: 'ok' }));
+    handler.on(ctx.path, ({ attempt }) =>
+      attempt === 1 ? { status: 200, body: 'late', delayMs: 3000 } : { status: 200, body: 'ok' },
+    );
     const ids = [];
     for (let i = 0; i < 20; i += 1) ids.push(await ctx.call());
     const until = Date.now() + 10_000;
-    while (handler.at(ctx.path).length < 10 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (handler.at(ctx.path).length < 10 && Date.now() < until)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     expect(handler.at(ctx.path).length).toBeGreaterThanOrEqual(10);
     outputs.push(worker.output());
     await worker.kill('SIGKILL');
@@ -95,11 +114,15 @@ describe('Redis restarting empty', () => {
     const ids = [];
     for (let i = 0; i < 10; i += 1) ids.push(await ctx.call());
     const until = Date.now() + 10_000;
-    while (handler.at(ctx.path).length < 10 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (handler.at(ctx.path).length < 10 && Date.now() < until)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     // Wait until every first attempt is recorded and the second one is waiting in Redis.
     let waiting = 0;
     for (let i = 0; i < 100 && waiting < 10; i += 1) {
-      const { rows } = await db.query("SELECT count(*)::int AS n FROM tool_calls WHERE id = ANY($1) AND status = 'queued' AND next_attempt_n = 2", [ids]);
+      const { rows } = await db.query(
+        "SELECT count(*)::int AS n FROM tool_calls WHERE id = ANY($1) AND status = 'queued' AND next_attempt_n = 2",
+        [ids],
+      );
       waiting = rows[0].n;
       if (waiting < 10) await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -125,7 +148,8 @@ describe('secrets', () => {
     const id = await ctx.call();
     // Scan while the second attempt is still waiting in Redis.
     const until = Date.now() + 5000;
-    while (handler.at(ctx.path).length < 1 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (handler.at(ctx.path).length < 1 && Date.now() < until)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     expect(handler.at(ctx.path)[0].event.private_data).toEqual({ token: PRIVATE_VALUE });
 
     const client = new Redis(fixture.redisUrl);
@@ -151,7 +175,10 @@ describe('secrets', () => {
       for (const earlier of outputs) expect(earlier).not.toContain(secret);
     }
     // The logs are JSON lines; every request line carries its request id; authorization is redacted.
-    const apiLines = api.output().split('\n').filter((line) => line.trim() !== '');
+    const apiLines = api
+      .output()
+      .split('\n')
+      .filter((line) => line.trim() !== '');
     const parsed = apiLines.map((line) => JSON.parse(line) as Record<string, any>);
     const requests = parsed.filter((line) => line.msg === 'request completed');
     expect(requests.length).toBeGreaterThan(5);
@@ -161,7 +188,11 @@ describe('secrets', () => {
     }
     expect(api.output()).not.toContain(ctx.agent);
     expect(api.output()).not.toContain(ctx.dev);
-    for (const line of worker.output().split('\n').filter((l) => l.trim() !== '')) expect(() => JSON.parse(line)).not.toThrow();
+    for (const line of worker
+      .output()
+      .split('\n')
+      .filter((l) => l.trim() !== ''))
+      expect(() => JSON.parse(line)).not.toThrow();
     await callsEnded([id], 15_000);
   }, 30_000);
 });

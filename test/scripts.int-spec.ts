@@ -15,11 +15,15 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 describe('npm run token', () => {
   it('prints only a token, signed with the development secret, without rebuilding a fresh build', async () => {
     buildDist();
-    const run = spawnSync(process.execPath, ['scripts/run-built.mjs', 'token', 'agent', '--project', 'p1', '--agent', 'a1'], {
-      cwd: root,
-      encoding: 'utf8',
-      env: { PATH: process.env.PATH ?? '' },
-    });
+    const run = spawnSync(
+      process.execPath,
+      ['scripts/run-built.mjs', 'token', 'agent', '--project', 'p1', '--agent', 'a1'],
+      {
+        cwd: root,
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH ?? '' },
+      },
+    );
     expect(run.status).toBe(0);
     expect(run.stderr).toBe(''); // nothing rebuilt, no banner
     const token = run.stdout.trim();

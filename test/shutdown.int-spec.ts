@@ -37,8 +37,20 @@ describe('SIGTERM', () => {
     const { api, request } = await startApi();
     const ctx = await agentWithTools({ request }, [httpTool({ handler_url: handler.url('/slow-instant') })]);
     handler.secrets = [ctx.app.webhook_secret];
-    handler.on('/slow-instant', () => ({ status: 200, body: '{"late":true}', headers: { 'content-type': 'application/json' }, delayMs: 1500 }));
-    const pending = request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body: { tool: `${ctx.app.name.replace(/-/g, '_')}_find_customer`, dialog_id: 'd', arguments: { customer_id: 'c' } } });
+    handler.on('/slow-instant', () => ({
+      status: 200,
+      body: '{"late":true}',
+      headers: { 'content-type': 'application/json' },
+      delayMs: 1500,
+    }));
+    const pending = request('POST', `${ctx.base}/tool-calls`, {
+      token: ctx.agent,
+      body: {
+        tool: `${ctx.app.name.replace(/-/g, '_')}_find_customer`,
+        dialog_id: 'd',
+        arguments: { customer_id: 'c' },
+      },
+    });
     while (handler.at('/slow-instant').length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
     const exited = new Promise<number | null>((resolve) => api.child.once('exit', (code) => resolve(code)));
     api.child.kill('SIGTERM');
@@ -54,12 +66,21 @@ describe('SIGTERM', () => {
     const worker = startAppProcess('worker', env);
     processes.push(worker);
     await worker.waitForOutput(/Toolgate worker started/);
-    const ctx = await agentWithTools({ request }, [httpTool({ handler_url: handler.url('/slow-queued'), execution_mode: 'background', retry_window: '5m' })]);
+    const ctx = await agentWithTools({ request }, [
+      httpTool({ handler_url: handler.url('/slow-queued'), execution_mode: 'background', retry_window: '5m' }),
+    ]);
     handler.secrets = [ctx.app.webhook_secret];
     handler.on('/slow-queued', () => ({ status: 200, body: 'ok', delayMs: 1500 }));
     const ids: string[] = [];
     for (let i = 0; i < 5; i += 1) {
-      const accepted = await request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body: { tool: `${ctx.app.name.replace(/-/g, '_')}_find_customer`, dialog_id: 'd', arguments: { customer_id: 'c' } } });
+      const accepted = await request('POST', `${ctx.base}/tool-calls`, {
+        token: ctx.agent,
+        body: {
+          tool: `${ctx.app.name.replace(/-/g, '_')}_find_customer`,
+          dialog_id: 'd',
+          arguments: { customer_id: 'c' },
+        },
+      });
       ids.push(accepted.body.call_id);
     }
     while (handler.at('/slow-queued').length < 5) await new Promise((resolve) => setTimeout(resolve, 10));

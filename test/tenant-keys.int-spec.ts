@@ -31,7 +31,12 @@ async function twoProjects(tools: Record<string, unknown>[]) {
   const agentId = `same_agent_${counter}`;
   const first = await agentWithTools(stack.api, tools, { agentId });
   handler.secrets = [first.app.webhook_secret];
-  const second = await giveAppToAgent(stack.api, first.app.id, first.tools.map((t) => t.name), { agentId });
+  const second = await giveAppToAgent(
+    stack.api,
+    first.app.id,
+    first.tools.map((t) => t.name),
+    { agentId },
+  );
   expect(second.agentId).toBe(first.agentId);
   expect(second.projectId).not.toBe(first.projectId);
   return { first, second, prefix: `${first.app.name.replace(/-/g, '_')}_` };
@@ -46,10 +51,14 @@ async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = 
 }
 
 describe('two projects whose agents share an id', () => {
-  it('get a call each for the same Idempotency-Key and body, never the other one\'s call or result', async () => {
+  it("get a call each for the same Idempotency-Key and body, never the other one's call or result", async () => {
     const path = `/tenants/idempotency-${Math.random()}`;
     const { first, second, prefix } = await twoProjects([httpTool({ handler_url: handler.url(path) })]);
-    handler.on(path, ({ event }) => ({ status: 200, body: JSON.stringify({ project: event.project_id }), headers: { 'content-type': 'application/json' } }));
+    handler.on(path, ({ event }) => ({
+      status: 200,
+      body: JSON.stringify({ project: event.project_id }),
+      headers: { 'content-type': 'application/json' },
+    }));
     const body = { tool: `${prefix}find_customer`, dialog_id: 'd1', arguments: { customer_id: 'c1' } };
     const headers = { 'idempotency-key': 'order-42' };
     const one = await stack.api.request('POST', `${first.base}/tool-calls`, { token: first.agent, body, headers });
@@ -69,21 +78,31 @@ describe('two projects whose agents share an id', () => {
   it("do not cancel each other's MCP requests that carry the same JSON-RPC id", async () => {
     const path = `/tenants/cancel-${Math.random()}`;
     handler.on(path, () => ({ status: 500 }));
-    const { first, second, prefix } = await twoProjects([httpTool({ handler_url: handler.url(path), execution_mode: 'wait', retry_window: '5m' })]);
+    const { first, second, prefix } = await twoProjects([
+      httpTool({ handler_url: handler.url(path), execution_mode: 'wait', retry_window: '5m' }),
+    ]);
     const callIds: (string | number)[] = [];
     const recordingFetch = async (url: string | URL, init?: RequestInit) => {
-      const message = typeof init?.body === 'string' ? (JSON.parse(init.body) as { method?: string; id?: string | number }) : undefined;
+      const message =
+        typeof init?.body === 'string'
+          ? (JSON.parse(init.body) as { method?: string; id?: string | number })
+          : undefined;
       if (message?.method === 'tools/call' && message.id !== undefined) callIds.push(message.id);
       return fetch(url, init);
     };
     const client = new V1Client({ name: 'tenant-1', version: '1.0.0' });
-    await client.connect(new V1Transport(new URL(`${stack.api.baseUrl}${first.base}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${first.agent}` } },
-      fetch: recordingFetch,
-    }));
+    await client.connect(
+      new V1Transport(new URL(`${stack.api.baseUrl}${first.base}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${first.agent}` } },
+        fetch: recordingFetch,
+      }),
+    );
     const abort = new AbortController();
     try {
-      const pending = client.callTool({ name: `${prefix}find_customer`, arguments: { customer_id: 'x' } }, undefined, { signal: abort.signal, timeout: 30_000 });
+      const pending = client.callTool({ name: `${prefix}find_customer`, arguments: { customer_id: 'x' } }, undefined, {
+        signal: abort.signal,
+        timeout: 30_000,
+      });
       pending.catch(() => undefined);
       await waitFor(() => handler.at(path).length >= 1);
       const eventId = handler.at(path)[0].event.event_id;
@@ -92,8 +111,16 @@ describe('two projects whose agents share an id', () => {
       // The other project's client cancels its own request of the same id.
       const cancel = await fetch(`${stack.api.baseUrl}${second.base}/mcp`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${second.agent}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: callIds[0], reason: 'mine' } }),
+        headers: {
+          authorization: `Bearer ${second.agent}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          method: 'notifications/cancelled',
+          params: { requestId: callIds[0], reason: 'mine' },
+        }),
       });
       expect(cancel.status).toBe(202);
       await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -110,14 +137,19 @@ describe('two projects whose agents share an id', () => {
     const alpha = await agentWithTools(stack.api, [httpTool({ name: 'alpha' })], { projectId: 't:x', agentId: 'y' });
     const beta = await agentWithTools(stack.api, [httpTool({ name: 'beta' })], { projectId: 't', agentId: 'x:y' });
     const names = async (ctx: typeof alpha) =>
-      ((await stack.api.request('GET', `${ctx.base}/tools`, { token: ctx.agent })).body.data as { name: string }[]).map((t) => t.name);
+      ((await stack.api.request('GET', `${ctx.base}/tools`, { token: ctx.agent })).body.data as { name: string }[]).map(
+        (t) => t.name,
+      );
     for (let i = 0; i < 2; i += 1) {
       expect(await names(alpha)).toEqual([`${alpha.app.name.replace(/-/g, '_')}_alpha`]);
       expect(await names(beta)).toEqual([`${beta.app.name.replace(/-/g, '_')}_beta`]);
     }
     const { first, second } = await twoProjects([httpTool({ name: 'gamma' })]);
-    const extra = await agentWithTools(stack.api, [httpTool({ name: 'delta' })], { projectId: second.projectId, agentId: second.agentId });
-    expect(await names(first as typeof alpha)).toHaveLength(1);
+    const extra = await agentWithTools(stack.api, [httpTool({ name: 'delta' })], {
+      projectId: second.projectId,
+      agentId: second.agentId,
+    });
+    expect(await names(first)).toHaveLength(1);
     expect(await names(extra)).toHaveLength(2);
   });
 
@@ -125,7 +157,10 @@ describe('two projects whose agents share an id', () => {
     const first = await mcpAgent(stack.api, sessions.url, ['whoami']);
     const second = await giveAppToAgent(stack.api, first.app.id, ['whoami'], { agentId: first.agentId });
     const whoami = async (ctx: { base: string; agent: string }) => {
-      const call = await stack.api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body: { tool: `${first.prefix}whoami`, dialog_id: 'd' } });
+      const call = await stack.api.request('POST', `${ctx.base}/tool-calls`, {
+        token: ctx.agent,
+        body: { tool: `${first.prefix}whoami`, dialog_id: 'd' },
+      });
       expect(call.body.status, JSON.stringify(call.body)).toBe('succeeded');
       return call.body.result_text as string;
     };

@@ -22,4 +22,7 @@ text = JSON.stringify(body);
 export const WEBHOOK_BODY = text;
 
 /** The arguments an agent passes in Toolgate's calls (the webhook Toolgate builds from them is ~560 B). */
-export const CALL_ARGUMENTS = { customer_id: 'c-000123', note: 'The customer asked about the status of order 0000042 delivered.' };
+export const CALL_ARGUMENTS = {
+  customer_id: 'c-000123',
+  note: 'The customer asked about the status of order 0000042 delivered.',
+};

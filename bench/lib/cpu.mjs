@@ -46,7 +46,11 @@ function machine() {
  * unit of work (n calls) for each, and the machine's busy share in %.
  */
 export function cpuProbe(pids) {
-  const named = Object.fromEntries(Object.entries(pids).filter(([, pid]) => pid).map(([name, pid]) => [name, cpuMs(pid) ?? 0]));
+  const named = Object.fromEntries(
+    Object.entries(pids)
+      .filter(([, pid]) => pid)
+      .map(([name, pid]) => [name, cpuMs(pid) ?? 0]),
+  );
   const pg = cpuByComm('postgres');
   const m0 = machine();
   const t0 = performance.now();

@@ -30,13 +30,22 @@ export function httpTool(name, handlerUrl, mode, { timeoutS = 10, parameters } =
 
 export const developerToken = () => token(JWT_SECRET, { role: 'developer', sub: DEVELOPER });
 export const projectToken = (projectId) => token(JWT_SECRET, { role: 'project', project_id: projectId });
-export const agentToken = (projectId, agentId) => token(JWT_SECRET, { role: 'agent', project_id: projectId, agent_id: agentId });
+export const agentToken = (projectId, agentId) =>
+  token(JWT_SECRET, { role: 'agent', project_id: projectId, agent_id: agentId });
 
 /** A constructor-mode app with the given HTTP tools. */
 export async function constructorApp(stack, prefix, tools, { concurrency = 8 } = {}) {
   const dev = await developerToken();
-  const { body: app } = await stack.client.call('POST', '/v1/apps', { token: dev, body: { name: appName(prefix), display_name: `Bench ${prefix}` }, expect: 201 });
-  await stack.client.call('PUT', `/v1/apps/${app.id}/agent-tools`, { token: dev, body: { enabled: true, mode: 'constructor' }, expect: 200 });
+  const { body: app } = await stack.client.call('POST', '/v1/apps', {
+    token: dev,
+    body: { name: appName(prefix), display_name: `Bench ${prefix}` },
+    expect: 201,
+  });
+  await stack.client.call('PUT', `/v1/apps/${app.id}/agent-tools`, {
+    token: dev,
+    body: { enabled: true, mode: 'constructor' },
+    expect: 200,
+  });
   const queue = [...tools];
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -51,7 +60,11 @@ export async function constructorApp(stack, prefix, tools, { concurrency = 8 } =
 /** An MCP-mode app pointed at `url`, its snapshot loaded. */
 export async function mcpApp(stack, prefix, url) {
   const dev = await developerToken();
-  const { body: app } = await stack.client.call('POST', '/v1/apps', { token: dev, body: { name: appName(prefix), display_name: `Bench ${prefix}` }, expect: 201 });
+  const { body: app } = await stack.client.call('POST', '/v1/apps', {
+    token: dev,
+    body: { name: appName(prefix), display_name: `Bench ${prefix}` },
+    expect: 201,
+  });
   await stack.client.call('PUT', `/v1/apps/${app.id}/agent-tools`, {
     token: dev,
     body: { enabled: true, mode: 'mcp', mcp: { url, auth_header_value_action: 'clear' } },
@@ -67,7 +80,11 @@ export async function agentWith(stack, app, toolNames, { projectId, agentId } = 
   projectId ??= `bench-p${seq}`;
   agentId ??= `bench-a${seq}`;
   const project = await projectToken(projectId);
-  const { body: installation } = await stack.client.call('POST', `/v1/projects/${projectId}/installations`, { token: project, body: { app_id: app.id }, expect: 201 });
+  const { body: installation } = await stack.client.call('POST', `/v1/projects/${projectId}/installations`, {
+    token: project,
+    body: { app_id: app.id },
+    expect: 201,
+  });
   const instances = {};
   for (const toolName of toolNames) {
     const { body } = await stack.client.call('POST', `/v1/projects/${projectId}/agents/${agentId}/tool-instances`, {
@@ -77,5 +94,11 @@ export async function agentWith(stack, app, toolNames, { projectId, agentId } = 
     });
     instances[toolName] = body.id;
   }
-  return { projectId, agentId, token: await agentToken(projectId, agentId), installationId: installation.id, instances };
+  return {
+    projectId,
+    agentId,
+    token: await agentToken(projectId, agentId),
+    installationId: installation.id,
+    instances,
+  };
 }

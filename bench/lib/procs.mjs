@@ -37,8 +37,10 @@ function track(child, name) {
     async waitFor(pattern, timeoutMs = 30_000) {
       const until = Date.now() + timeoutMs;
       while (!pattern.test(output)) {
-        if (!proc.alive()) throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}):\n${output.slice(-3000)}`);
-        if (Date.now() > until) throw new Error(`${name} did not print ${pattern} within ${timeoutMs} ms:\n${output.slice(-3000)}`);
+        if (!proc.alive())
+          throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}):\n${output.slice(-3000)}`);
+        if (Date.now() > until)
+          throw new Error(`${name} did not print ${pattern} within ${timeoutMs} ms:\n${output.slice(-3000)}`);
         await new Promise((r) => setTimeout(r, 25));
       }
       return output.match(pattern);

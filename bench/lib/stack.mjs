@@ -26,7 +26,18 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 export async function startRedis() {
   const port = await freePort();
-  const proc = start('redis', 'redis-server', ['--port', String(port), '--hz', '100', '--save', '', '--appendonly', 'no', '--bind', '127.0.0.1']);
+  const proc = start('redis', 'redis-server', [
+    '--port',
+    String(port),
+    '--hz',
+    '100',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--bind',
+    '127.0.0.1',
+  ]);
   await proc.waitFor(/Ready to accept connections/, 15_000);
   const url = `redis://127.0.0.1:${port}`;
   return { proc, url, port };
@@ -48,13 +59,17 @@ export async function startEverything() {
   const port = await freePort();
   const entry = join(dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')), 'dist/index.js');
   const preload = join(ROOT, 'test/support/loopback-preload.mjs');
-  const proc = start('server-everything', process.execPath, ['--import', preload, entry, 'streamableHttp'], { env: { PORT: String(port) } });
+  const proc = start('server-everything', process.execPath, ['--import', preload, entry, 'streamableHttp'], {
+    env: { PORT: String(port) },
+  });
   await proc.waitFor(/listening on port/, 20_000);
   return { proc, url: `http://127.0.0.1:${port}/mcp` };
 }
 
 export async function startFloorWorker(redisUrl, handlerUrl) {
-  const proc = startForked('floor-worker', join(BENCH, 'floor-worker.mjs'), { env: { REDIS_URL: redisUrl, HANDLER_URL: handlerUrl } });
+  const proc = startForked('floor-worker', join(BENCH, 'floor-worker.mjs'), {
+    env: { REDIS_URL: redisUrl, HANDLER_URL: handlerUrl },
+  });
   await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`floor worker did not start:\n${proc.output()}`)), 15_000);
     proc.child.on('message', (m) => m?.type === 'ready' && (clearTimeout(timer), resolve()));
@@ -136,12 +151,28 @@ export async function startToolgate({ redisUrl, scale = 1, label = 'toolgate', e
     encoding: 'utf8',
     timeout: 60_000,
   });
-  if (migrate.status !== 0) throw new Error(`db-migrate failed (${migrate.status}):\n${migrate.stdout}${migrate.stderr}`);
+  if (migrate.status !== 0)
+    throw new Error(`db-migrate failed (${migrate.status}):\n${migrate.stdout}${migrate.stderr}`);
 
   // BENCH_PROFILE=1: V8 CPU profiles of the API and the worker into bench/profiles/ (written at exit).
-  const profile = (name) => (PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(BENCH, 'profiles')}`, `--cpu-prof-name=${label}-${name}-${Date.now()}.cpuprofile`] : []);
-  const api = start(`${label}-api`, process.execPath, [...profile('api'), join(ROOT, 'dist/apps/api/src/main.js')], { cwd: ROOT, env });
-  const worker = start(`${label}-worker`, process.execPath, [...profile('worker'), join(ROOT, 'dist/apps/worker/src/main.js')], { cwd: ROOT, env });
+  const profile = (name) =>
+    PROFILE
+      ? [
+          '--cpu-prof',
+          `--cpu-prof-dir=${join(BENCH, 'profiles')}`,
+          `--cpu-prof-name=${label}-${name}-${Date.now()}.cpuprofile`,
+        ]
+      : [];
+  const api = start(`${label}-api`, process.execPath, [...profile('api'), join(ROOT, 'dist/apps/api/src/main.js')], {
+    cwd: ROOT,
+    env,
+  });
+  const worker = start(
+    `${label}-worker`,
+    process.execPath,
+    [...profile('worker'), join(ROOT, 'dist/apps/worker/src/main.js')],
+    { cwd: ROOT, env },
+  );
   const baseUrl = `http://127.0.0.1:${port}`;
   const client = apiClient(baseUrl, { connections: 400 });
   let db;
@@ -182,7 +213,8 @@ export async function startToolgate({ redisUrl, scale = 1, label = 'toolgate', e
       const until2 = Date.now() + 30_000;
       while ((await queue.getWorkersCount().catch(() => 0)) === 0) {
         if (!worker.alive()) throw new Error(`${label} worker exited:\n${worker.output().slice(-3000)}`);
-        if (Date.now() > until2) throw new Error(`${label} worker not consuming within 30 s:\n${worker.output().slice(-3000)}`);
+        if (Date.now() > until2)
+          throw new Error(`${label} worker not consuming within 30 s:\n${worker.output().slice(-3000)}`);
         await sleep(100);
       }
     } finally {

@@ -49,12 +49,17 @@ describe('POST /v1/apps', () => {
     const [row] = await api.sql('SELECT webhook_secret_enc FROM apps WHERE id = $1', [app.id]);
     expect(row.webhook_secret_enc).not.toContain(app.webhook_secret.slice(6));
     expect(row.webhook_secret_enc.split('.')).toHaveLength(5);
-    expect(await new SecretBox(parseSecretKeys(TEST_SECRETS_KEYS)).decrypt(row.webhook_secret_enc)).toBe(app.webhook_secret);
+    expect(await new SecretBox(parseSecretKeys(TEST_SECRETS_KEYS)).decrypt(row.webhook_secret_enc)).toBe(
+      app.webhook_secret,
+    );
   });
 
   it('refuses a name another app has, whoever owns it (409)', async () => {
     const app = await createApp(alice);
-    const response = await api.request('POST', '/v1/apps', { token: bob, body: { name: app.name, display_name: 'Copy' } });
+    const response = await api.request('POST', '/v1/apps', {
+      token: bob,
+      body: { name: app.name, display_name: 'Copy' },
+    });
     expect(response.status).toBe(409);
     expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(response.body).toMatchObject({ status: 409, title: 'Conflict', type: 'urn:toolgate:problem:conflict' });
@@ -89,9 +94,15 @@ describe('POST /v1/apps', () => {
   });
 
   it('says a JSON body is needed when none came (or not as application/json)', async () => {
-    const text = await api.request('POST', '/v1/apps', { token: alice, rawBody: 'name=x', headers: { 'content-type': 'text/plain' } });
+    const text = await api.request('POST', '/v1/apps', {
+      token: alice,
+      rawBody: 'name=x',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(text.status).toBe(422);
-    expect(text.body.errors).toEqual([{ path: '', message: 'a JSON body is required, sent with Content-Type: application/json' }]);
+    expect(text.body.errors).toEqual([
+      { path: '', message: 'a JSON body is required, sent with Content-Type: application/json' },
+    ]);
   });
 
   it('answers malformed JSON with 400 and a body over 1 MiB with 413, both problem+json', async () => {
@@ -100,7 +111,10 @@ describe('POST /v1/apps', () => {
     expect(malformed.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(malformed.body).toMatchObject({ status: 400, detail: 'The body is not valid JSON.' });
 
-    const huge = await api.request('POST', '/v1/apps', { token: alice, body: { name: 'big-app', display_name: 'x'.repeat(1024 * 1024 + 10) } });
+    const huge = await api.request('POST', '/v1/apps', {
+      token: alice,
+      body: { name: 'big-app', display_name: 'x'.repeat(1024 * 1024 + 10) },
+    });
     expect(huge.status).toBe(413);
     expect(huge.headers.get('content-type')).toMatch(/^application\/problem\+json/);
   });
@@ -150,17 +164,24 @@ describe('reading, listing and updating apps', () => {
     expect(JSON.stringify([first.body, second.body])).not.toContain('whsec_');
   });
 
-  it.each(['limit=0', 'limit=101', 'limit=abc', 'limit=1.5', 'cursor=%%%', 'cursor=bm90LWFuLWlk'])('refuses ?%s (422)', async (query) => {
-    const response = await api.request('GET', `/v1/apps?${query}`, { token: alice });
-    expect(response.status).toBe(422);
-    expect(response.body.errors[0].path).toBe(query.split('=')[0]);
-  });
+  it.each(['limit=0', 'limit=101', 'limit=abc', 'limit=1.5', 'cursor=%%%', 'cursor=bm90LWFuLWlk'])(
+    'refuses ?%s (422)',
+    async (query) => {
+      const response = await api.request('GET', `/v1/apps?${query}`, { token: alice });
+      expect(response.status).toBe(422);
+      expect(response.body.errors[0].path).toBe(query.split('=')[0]);
+    },
+  );
 
   it('updates display_name and page URLs, and refuses a change of name', async () => {
     const app = await createApp();
     const response = await api.request('PATCH', `/v1/apps/${app.id}`, {
       token: alice,
-      body: { display_name: 'Renamed', embedded_page_url: 'https://crm.example.com/configure', developer_page_url: 'https://crm.example.com' },
+      body: {
+        display_name: 'Renamed',
+        embedded_page_url: 'https://crm.example.com/configure',
+        developer_page_url: 'https://crm.example.com',
+      },
     });
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({
@@ -169,7 +190,10 @@ describe('reading, listing and updating apps', () => {
       embedded_page_url: 'https://crm.example.com/configure',
       developer_page_url: 'https://crm.example.com',
     });
-    const cleared = await api.request('PATCH', `/v1/apps/${app.id}`, { token: alice, body: { developer_page_url: null } });
+    const cleared = await api.request('PATCH', `/v1/apps/${app.id}`, {
+      token: alice,
+      body: { developer_page_url: null },
+    });
     expect(cleared.body).toMatchObject({ developer_page_url: null, display_name: 'Renamed' });
 
     const rename = await api.request('PATCH', `/v1/apps/${app.id}`, { token: alice, body: { name: 'other-name' } });
@@ -219,7 +243,9 @@ describe('webhook secret rotation', () => {
     const box = new SecretBox(parseSecretKeys(TEST_SECRETS_KEYS));
     const [row] = await api.sql('SELECT webhook_secret_enc, retired_webhook_secrets FROM apps WHERE id = $1', [app.id]);
     expect(await box.decrypt(row.webhook_secret_enc)).toBe(response.body.webhook_secret);
-    expect(row.retired_webhook_secrets).toEqual([{ secret_enc: expect.any(String), valid_until: response.body.previous_valid_until }]);
+    expect(row.retired_webhook_secrets).toEqual([
+      { secret_enc: expect.any(String), valid_until: response.body.previous_valid_until },
+    ]);
     expect(await box.decrypt(row.retired_webhook_secrets[0].secret_enc)).toBe(app.webhook_secret);
     const read = await api.request('GET', `/v1/apps/${app.id}`, { token: alice });
     expect(read.text).not.toMatch(/whsec_/);
@@ -239,7 +265,17 @@ describe("another developer's app", () => {
       ['GET', `/v1/apps/${id}/agent-tools`],
       ['PUT', `/v1/apps/${id}/agent-tools`, { enabled: true, mode: 'constructor' }],
       ['GET', `/v1/apps/${id}/tools`],
-      ['POST', `/v1/apps/${id}/tools`, { name: 't', title: { ru: 'т', en: 't' }, description: { ru: 'д', en: 'd' }, handler_url: 'https://x.example.com', execution_mode: 'instant' }],
+      [
+        'POST',
+        `/v1/apps/${id}/tools`,
+        {
+          name: 't',
+          title: { ru: 'т', en: 't' },
+          description: { ru: 'д', en: 'd' },
+          handler_url: 'https://x.example.com',
+          execution_mode: 'instant',
+        },
+      ],
       ['GET', `/v1/apps/${id}/tools/tool_00000000000000000000000000000000`],
     ];
     for (const [method, path, body] of routes) {
@@ -265,16 +301,39 @@ describe('agent-tools settings', () => {
     const put = (body: unknown) => api.request('PUT', `/v1/apps/${app.id}/agent-tools`, { token: alice, body });
     const url = 'https://mcp.example.com/mcp';
 
-    const replaced = await put({ enabled: true, mode: 'mcp', mcp: { url, auth_header_name: 'X-Api-Key', auth_header_value: 'sekret-value-1', auth_header_value_action: 'replace' } });
+    const replaced = await put({
+      enabled: true,
+      mode: 'mcp',
+      mcp: {
+        url,
+        auth_header_name: 'X-Api-Key',
+        auth_header_value: 'sekret-value-1',
+        auth_header_value_action: 'replace',
+      },
+    });
     expect(replaced.status).toBe(200);
-    expect(replaced.body).toEqual({ enabled: true, mode: 'mcp', mcp: { url, auth_header_name: 'X-Api-Key', auth_header_value_set: true } });
+    expect(replaced.body).toEqual({
+      enabled: true,
+      mode: 'mcp',
+      mcp: { url, auth_header_name: 'X-Api-Key', auth_header_value_set: true },
+    });
     expect(replaced.text).not.toContain('sekret-value-1');
     const [row] = await api.sql('SELECT mcp_auth_header_value_enc FROM apps WHERE id = $1', [app.id]);
     expect(row.mcp_auth_header_value_enc).not.toContain('sekret');
-    expect(await new SecretBox(parseSecretKeys(TEST_SECRETS_KEYS)).decrypt(row.mcp_auth_header_value_enc)).toBe('sekret-value-1');
+    expect(await new SecretBox(parseSecretKeys(TEST_SECRETS_KEYS)).decrypt(row.mcp_auth_header_value_enc)).toBe(
+      'sekret-value-1',
+    );
 
-    const preserved = await put({ enabled: false, mode: 'mcp', mcp: { url: 'https://mcp2.example.com/mcp', auth_header_value_action: 'preserve' } });
-    expect(preserved.body).toEqual({ enabled: false, mode: 'mcp', mcp: { url: 'https://mcp2.example.com/mcp', auth_header_name: 'X-Api-Key', auth_header_value_set: true } });
+    const preserved = await put({
+      enabled: false,
+      mode: 'mcp',
+      mcp: { url: 'https://mcp2.example.com/mcp', auth_header_value_action: 'preserve' },
+    });
+    expect(preserved.body).toEqual({
+      enabled: false,
+      mode: 'mcp',
+      mcp: { url: 'https://mcp2.example.com/mcp', auth_header_name: 'X-Api-Key', auth_header_value_set: true },
+    });
     const [same] = await api.sql('SELECT mcp_auth_header_value_enc FROM apps WHERE id = $1', [app.id]);
     expect(same.mcp_auth_header_value_enc).toBe(row.mcp_auth_header_value_enc);
 
@@ -287,7 +346,11 @@ describe('agent-tools settings', () => {
     const [gone] = await api.sql('SELECT mcp_auth_header_value_enc FROM apps WHERE id = $1', [app.id]);
     expect(gone.mcp_auth_header_value_enc).toBeNull();
 
-    const defaultName = await put({ enabled: true, mode: 'mcp', mcp: { url, auth_header_value: 'Bearer t', auth_header_value_action: 'replace' } });
+    const defaultName = await put({
+      enabled: true,
+      mode: 'mcp',
+      mcp: { url, auth_header_value: 'Bearer t', auth_header_value_action: 'replace' },
+    });
     expect(defaultName.body.mcp.auth_header_name).toBe('Authorization');
   });
 
@@ -295,9 +358,17 @@ describe('agent-tools settings', () => {
     const app = await createApp();
     const put = (body: unknown) => api.request('PUT', `/v1/apps/${app.id}/agent-tools`, { token: alice, body });
     const url = 'https://mcp.example.com/mcp';
-    await put({ enabled: true, mode: 'mcp', mcp: { url, auth_header_value: 'v', auth_header_value_action: 'replace' } });
+    await put({
+      enabled: true,
+      mode: 'mcp',
+      mcp: { url, auth_header_value: 'v', auth_header_value_action: 'replace' },
+    });
     const kept = await put({ enabled: true, mode: 'constructor' });
-    expect(kept.body).toEqual({ enabled: true, mode: 'constructor', mcp: { url, auth_header_name: 'Authorization', auth_header_value_set: true } });
+    expect(kept.body).toEqual({
+      enabled: true,
+      mode: 'constructor',
+      mcp: { url, auth_header_name: 'Authorization', auth_header_value_set: true },
+    });
     const removed = await put({ enabled: true, mode: 'constructor', mcp: null });
     expect(removed.body).toEqual({ enabled: true, mode: 'constructor', mcp: null });
   });
@@ -306,13 +377,47 @@ describe('agent-tools settings', () => {
     [{ enabled: true, mode: 'mcp' }, ['mcp']],
     [{ enabled: true, mode: 'other' }, ['mode']],
     [{ mode: 'constructor' }, ['enabled']],
-    [{ enabled: true, mode: 'mcp', mcp: { url: 'https://m.example.com', auth_header_value_action: 'replace' } }, ['mcp.auth_header_value']],
-    [{ enabled: true, mode: 'mcp', mcp: { url: 'https://m.example.com', auth_header_value: 'x', auth_header_value_action: 'preserve' } }, ['mcp.auth_header_value']],
+    [
+      { enabled: true, mode: 'mcp', mcp: { url: 'https://m.example.com', auth_header_value_action: 'replace' } },
+      ['mcp.auth_header_value'],
+    ],
+    [
+      {
+        enabled: true,
+        mode: 'mcp',
+        mcp: { url: 'https://m.example.com', auth_header_value: 'x', auth_header_value_action: 'preserve' },
+      },
+      ['mcp.auth_header_value'],
+    ],
     [{ enabled: true, mode: 'mcp', mcp: { url: 'https://m.example.com' } }, ['mcp.auth_header_value_action']],
-    [{ enabled: true, mode: 'mcp', mcp: { url: 'file:///etc/passwd', auth_header_value_action: 'clear' } }, ['mcp.url']],
-    [{ enabled: true, mode: 'mcp', mcp: { url: 'https://m.example.com', auth_header_name: 'Bad Header', auth_header_value_action: 'clear' } }, ['mcp.auth_header_name']],
-    [{ enabled: true, mode: 'mcp', mcp: { url: 'https://m.example.com', auth_header_name: 'Content-Type', auth_header_value_action: 'clear' } }, ['mcp.auth_header_name']],
-    [{ enabled: true, mode: 'mcp', mcp: { url: 'https://m.example.com', auth_header_value: 'a\nb', auth_header_value_action: 'replace' } }, ['mcp.auth_header_value']],
+    [
+      { enabled: true, mode: 'mcp', mcp: { url: 'file:///etc/passwd', auth_header_value_action: 'clear' } },
+      ['mcp.url'],
+    ],
+    [
+      {
+        enabled: true,
+        mode: 'mcp',
+        mcp: { url: 'https://m.example.com', auth_header_name: 'Bad Header', auth_header_value_action: 'clear' },
+      },
+      ['mcp.auth_header_name'],
+    ],
+    [
+      {
+        enabled: true,
+        mode: 'mcp',
+        mcp: { url: 'https://m.example.com', auth_header_name: 'Content-Type', auth_header_value_action: 'clear' },
+      },
+      ['mcp.auth_header_name'],
+    ],
+    [
+      {
+        enabled: true,
+        mode: 'mcp',
+        mcp: { url: 'https://m.example.com', auth_header_value: 'a\nb', auth_header_value_action: 'replace' },
+      },
+      ['mcp.auth_header_value'],
+    ],
   ])('refuses %j (422)', async (body, paths) => {
     const app = await createApp();
     const response = await api.request('PUT', `/v1/apps/${app.id}/agent-tools`, { token: alice, body });

@@ -17,10 +17,16 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 async function createApp(options: { embeddedPage?: boolean } = {}) {
-  const response = await api.request('POST', '/v1/apps', { token: alice, body: { name: `tools-${process.pid}-${++n}`.slice(0, 24), display_name: 'Shop' } });
+  const response = await api.request('POST', '/v1/apps', {
+    token: alice,
+    body: { name: `tools-${process.pid}-${++n}`.slice(0, 24), display_name: 'Shop' },
+  });
   expect(response.status).toBe(201);
   if (options.embeddedPage) {
-    await api.request('PATCH', `/v1/apps/${response.body.id}`, { token: alice, body: { embedded_page_url: 'https://shop.example.com/configure' } });
+    await api.request('PATCH', `/v1/apps/${response.body.id}`, {
+      token: alice,
+      body: { embedded_page_url: 'https://shop.example.com/configure' },
+    });
   }
   return response.body as { id: string; name: string };
 }
@@ -30,7 +36,11 @@ const validTool = httpTool;
 /** Gives `count` agents' instances of a tool, as projects will (seeded: the project routes come with the pipeline). */
 async function seedInstances(appId: string, toolId: string, agents: string[]) {
   const installationId = newId('inst');
-  await api.sql('INSERT INTO installations (id, project_id, app_id) VALUES ($1, $2, $3)', [installationId, `p_${installationId}`, appId]);
+  await api.sql('INSERT INTO installations (id, project_id, app_id) VALUES ($1, $2, $3)', [
+    installationId,
+    `p_${installationId}`,
+    appId,
+  ]);
   for (const agentId of agents) {
     await api.sql(
       `INSERT INTO tool_instances (id, project_id, agent_id, installation_id, app_id, tool_kind, tool_name, http_tool_id, updated_at)
@@ -84,22 +94,35 @@ describe('creating HTTP tools', () => {
 
   it('refuses a second tool with the same name in the app (409), but not in another app', async () => {
     const app = await createApp();
-    expect((await api.request('POST', `/v1/apps/${app.id}/tools`, { token: alice, body: validTool() })).status).toBe(201);
+    expect((await api.request('POST', `/v1/apps/${app.id}/tools`, { token: alice, body: validTool() })).status).toBe(
+      201,
+    );
     const again = await api.request('POST', `/v1/apps/${app.id}/tools`, { token: alice, body: validTool() });
     expect(again.status).toBe(409);
     expect(again.body.detail).toMatch(/already has a tool named "find_customer"/);
     const other = await createApp();
-    expect((await api.request('POST', `/v1/apps/${other.id}/tools`, { token: alice, body: validTool() })).status).toBe(201);
+    expect((await api.request('POST', `/v1/apps/${other.id}/tools`, { token: alice, body: validTool() })).status).toBe(
+      201,
+    );
   });
 
   it('refuses a configurable tool while the app has no embedded page (409)', async () => {
     const app = await createApp();
-    const response = await api.request('POST', `/v1/apps/${app.id}/tools`, { token: alice, body: validTool({ configurable: true }) });
+    const response = await api.request('POST', `/v1/apps/${app.id}/tools`, {
+      token: alice,
+      body: validTool({ configurable: true }),
+    });
     expect(response.status).toBe(409);
     expect(response.body.detail).toMatch(/embedded_page_url/);
   });
 
-  const parameter = (overrides: Record<string, unknown> = {}) => ({ name: 'p', type: 'string', description: 'd', required: false, ...overrides });
+  const parameter = (overrides: Record<string, unknown> = {}) => ({
+    name: 'p',
+    type: 'string',
+    description: 'd',
+    required: false,
+    ...overrides,
+  });
 
   it.each([
     ['name', { name: 'Find' }],
@@ -140,7 +163,10 @@ describe('creating HTTP tools', () => {
     ['configurable', { configurable: 'true' }],
   ])('refuses at %s: %j (422)', async (path, overrides) => {
     const app = await createApp();
-    const response = await api.request('POST', `/v1/apps/${app.id}/tools`, { token: alice, body: validTool(overrides) });
+    const response = await api.request('POST', `/v1/apps/${app.id}/tools`, {
+      token: alice,
+      body: validTool(overrides),
+    });
     expect(response.status).toBe(422);
     expect(response.body.errors.map((e: { path: string }) => e.path)).toEqual([path]);
     expect(response.body.errors[0].message).toEqual(expect.any(String));
@@ -148,17 +174,29 @@ describe('creating HTTP tools', () => {
 
   it('accepts the boundaries: 32 parameters, 36-character name, 64-character parameter name, every timeout and window', async () => {
     const app = await createApp();
-    const params = Array.from({ length: 32 }, (_, i) => parameter({ name: i === 0 ? 'a'.repeat(64) : `p${i}`, description: 'x'.repeat(500) }));
+    const params = Array.from({ length: 32 }, (_, i) =>
+      parameter({ name: i === 0 ? 'a'.repeat(64) : `p${i}`, description: 'x'.repeat(500) }),
+    );
     const boundary = await api.request('POST', `/v1/apps/${app.id}/tools`, {
       token: alice,
-      body: validTool({ name: 'a'.repeat(36), parameters: params, title: { ru: 'т'.repeat(100), en: 't'.repeat(100) }, agent_description: 'x'.repeat(2000) }),
+      body: validTool({
+        name: 'a'.repeat(36),
+        parameters: params,
+        title: { ru: 'т'.repeat(100), en: 't'.repeat(100) },
+        agent_description: 'x'.repeat(2000),
+      }),
     });
     expect(boundary.status).toBe(201);
     for (const [i, timeout] of [10, 30, 60, 120].entries()) {
       for (const window of ['5m', '3h', '1d']) {
         const response = await api.request('POST', `/v1/apps/${app.id}/tools`, {
           token: alice,
-          body: validTool({ name: `t_${i}_${window}`, execution_mode: 'background', retry_window: window, attempt_timeout_s: timeout }),
+          body: validTool({
+            name: `t_${i}_${window}`,
+            execution_mode: 'background',
+            retry_window: window,
+            attempt_timeout_s: timeout,
+          }),
         });
         expect(response.status).toBe(201);
       }
@@ -171,22 +209,38 @@ describe('listing, updating and deleting HTTP tools', () => {
     const app = await createApp();
     const ids = [];
     for (const name of ['a', 'b', 'c']) {
-      ids.push((await api.request('POST', `/v1/apps/${app.id}/tools`, { token: alice, body: validTool({ name }) })).body.id);
+      ids.push(
+        (await api.request('POST', `/v1/apps/${app.id}/tools`, { token: alice, body: validTool({ name }) })).body.id,
+      );
     }
     const first = await api.request('GET', `/v1/apps/${app.id}/tools?limit=2`, { token: alice });
     expect(first.body.data.map((t: { id: string }) => t.id)).toEqual(ids.slice(0, 2));
-    const second = await api.request('GET', `/v1/apps/${app.id}/tools?limit=2&cursor=${first.body.next_cursor}`, { token: alice });
+    const second = await api.request('GET', `/v1/apps/${app.id}/tools?limit=2&cursor=${first.body.next_cursor}`, {
+      token: alice,
+    });
     expect(second.body).toEqual({ data: [expect.objectContaining({ id: ids[2], name: 'c' })], next_cursor: null });
   });
 
   it('changes any field but name; the merged tool is checked as a whole', async () => {
     const app = await createApp();
     const tool = (await api.request('POST', `/v1/apps/${app.id}/tools`, { token: alice, body: validTool() })).body;
-    const patch = (body: unknown) => api.request('PATCH', `/v1/apps/${app.id}/tools/${tool.id}`, { token: alice, body });
+    const patch = (body: unknown) =>
+      api.request('PATCH', `/v1/apps/${app.id}/tools/${tool.id}`, { token: alice, body });
 
-    const toWait = await patch({ execution_mode: 'wait', retry_window: '5m', attempt_timeout_s: 120, title: { ru: 'Новое', en: 'New' } });
+    const toWait = await patch({
+      execution_mode: 'wait',
+      retry_window: '5m',
+      attempt_timeout_s: 120,
+      title: { ru: 'Новое', en: 'New' },
+    });
     expect(toWait.status).toBe(200);
-    expect(toWait.body).toMatchObject({ name: 'find_customer', execution_mode: 'wait', retry_window: '5m', attempt_timeout_s: 120, title: { ru: 'Новое', en: 'New' } });
+    expect(toWait.body).toMatchObject({
+      name: 'find_customer',
+      execution_mode: 'wait',
+      retry_window: '5m',
+      attempt_timeout_s: 120,
+      title: { ru: 'Новое', en: 'New' },
+    });
     expect(toWait.body.parameters).toEqual(tool.parameters);
 
     const missingWindow = await patch({ retry_window: null });
@@ -203,13 +257,24 @@ describe('listing, updating and deleting HTTP tools', () => {
     expect(rename.status).toBe(422);
     expect(rename.body.errors).toEqual([{ path: 'name', message: expect.stringMatching(/fixed once created/) }]);
 
-    const badParams = await patch({ parameters: [{ name: 'x', type: 'string', description: 'd' }, { name: 'x', type: 'number', description: 'd' }] });
+    const badParams = await patch({
+      parameters: [
+        { name: 'x', type: 'string', description: 'd' },
+        { name: 'x', type: 'number', description: 'd' },
+      ],
+    });
     expect(badParams.status).toBe(422);
     expect(badParams.body.errors.map((e: { path: string }) => e.path)).toEqual(['parameters.1.name']);
 
     const cleared = await patch({ agent_description: 'For the model', response_description: { ru: 'о', en: 'r' } });
-    expect(cleared.body).toMatchObject({ agent_description: 'For the model', response_description: { ru: 'о', en: 'r' } });
-    expect((await patch({ agent_description: null, response_description: null })).body).toMatchObject({ agent_description: null, response_description: null });
+    expect(cleared.body).toMatchObject({
+      agent_description: 'For the model',
+      response_description: { ru: 'о', en: 'r' },
+    });
+    expect((await patch({ agent_description: null, response_description: null })).body).toMatchObject({
+      agent_description: null,
+      response_description: null,
+    });
 
     const multipleWithoutConfigurable = await patch({ allow_multiple: true });
     expect(multipleWithoutConfigurable.status).toBe(422);
@@ -219,14 +284,20 @@ describe('listing, updating and deleting HTTP tools', () => {
   it('refuses to make a tool configurable while the app has no embedded page (409)', async () => {
     const app = await createApp();
     const tool = (await api.request('POST', `/v1/apps/${app.id}/tools`, { token: alice, body: validTool() })).body;
-    const response = await api.request('PATCH', `/v1/apps/${app.id}/tools/${tool.id}`, { token: alice, body: { configurable: true } });
+    const response = await api.request('PATCH', `/v1/apps/${app.id}/tools/${tool.id}`, {
+      token: alice,
+      body: { configurable: true },
+    });
     expect(response.status).toBe(409);
   });
 
   it('refuses to turn configurable off while any agent has an instance (409)', async () => {
     const app = await createApp({ embeddedPage: true });
-    const tool = (await api.request('POST', `/v1/apps/${app.id}/tools`, { token: alice, body: validTool({ configurable: true }) })).body;
-    const patch = (body: unknown) => api.request('PATCH', `/v1/apps/${app.id}/tools/${tool.id}`, { token: alice, body });
+    const tool = (
+      await api.request('POST', `/v1/apps/${app.id}/tools`, { token: alice, body: validTool({ configurable: true }) })
+    ).body;
+    const patch = (body: unknown) =>
+      api.request('PATCH', `/v1/apps/${app.id}/tools/${tool.id}`, { token: alice, body });
     await seedInstances(app.id, tool.id, ['agent_1']);
     const refused = await patch({ configurable: false });
     expect(refused.status).toBe(409);
@@ -238,8 +309,14 @@ describe('listing, updating and deleting HTTP tools', () => {
 
   it('refuses to turn allow_multiple off while an agent has more than one instance (409)', async () => {
     const app = await createApp({ embeddedPage: true });
-    const tool = (await api.request('POST', `/v1/apps/${app.id}/tools`, { token: alice, body: validTool({ configurable: true, allow_multiple: true }) })).body;
-    const patch = (body: unknown) => api.request('PATCH', `/v1/apps/${app.id}/tools/${tool.id}`, { token: alice, body });
+    const tool = (
+      await api.request('POST', `/v1/apps/${app.id}/tools`, {
+        token: alice,
+        body: validTool({ configurable: true, allow_multiple: true }),
+      })
+    ).body;
+    const patch = (body: unknown) =>
+      api.request('PATCH', `/v1/apps/${app.id}/tools/${tool.id}`, { token: alice, body });
     await seedInstances(app.id, tool.id, ['agent_1', 'agent_2']);
     expect((await patch({ allow_multiple: false })).status).toBe(200);
     expect((await patch({ allow_multiple: true })).status).toBe(200);
@@ -252,13 +329,18 @@ describe('listing, updating and deleting HTTP tools', () => {
   it('refuses to remove the embedded page while the app has configurable tools (409)', async () => {
     const app = await createApp({ embeddedPage: true });
     await api.request('POST', `/v1/apps/${app.id}/tools`, { token: alice, body: validTool({ configurable: true }) });
-    const response = await api.request('PATCH', `/v1/apps/${app.id}`, { token: alice, body: { embedded_page_url: null } });
+    const response = await api.request('PATCH', `/v1/apps/${app.id}`, {
+      token: alice,
+      body: { embedded_page_url: null },
+    });
     expect(response.status).toBe(409);
   });
 
   it('deletes a tool with its instances only with ?confirm=true (428 otherwise)', async () => {
     const app = await createApp({ embeddedPage: true });
-    const tool = (await api.request('POST', `/v1/apps/${app.id}/tools`, { token: alice, body: validTool({ configurable: true }) })).body;
+    const tool = (
+      await api.request('POST', `/v1/apps/${app.id}/tools`, { token: alice, body: validTool({ configurable: true }) })
+    ).body;
     await seedInstances(app.id, tool.id, ['agent_1']);
     const unconfirmed = await api.request('DELETE', `/v1/apps/${app.id}/tools/${tool.id}`, { token: alice });
     expect(unconfirmed.status).toBe(428);

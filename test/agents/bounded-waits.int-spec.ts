@@ -13,7 +13,10 @@ let handler: WebhookHandler;
 beforeAll(async () => {
   handler = await new WebhookHandler().start();
   // No worker until a test starts one: accepted calls stay queued, so waits run to their deadline.
-  stack = await startTestStack({ AGENT_MAX_CONCURRENT_WAITS: '2', RETRY_TIME_SCALE: '0.01', MCP_WAIT_DEADLINE_S: '5' }, { worker: false });
+  stack = await startTestStack(
+    { AGENT_MAX_CONCURRENT_WAITS: '2', RETRY_TIME_SCALE: '0.01', MCP_WAIT_DEADLINE_S: '5' },
+    { worker: false },
+  );
 });
 afterAll(async () => {
   await stack.close();
@@ -21,11 +24,16 @@ afterAll(async () => {
 });
 
 async function waitAgent(path: string) {
-  const ctx = await agentWithTools(stack.api, [httpTool({ handler_url: handler.url(path), execution_mode: 'wait', retry_window: '5m' })]);
+  const ctx = await agentWithTools(stack.api, [
+    httpTool({ handler_url: handler.url(path), execution_mode: 'wait', retry_window: '5m' }),
+  ]);
   handler.secrets = [ctx.app.webhook_secret];
   const toolName = `${ctx.app.name.replace(/-/g, '_')}_find_customer`;
   const accept = async (who: { base: string; agent: string } = ctx) => {
-    const accepted = await stack.api.request('POST', `${who.base}/tool-calls`, { token: who.agent, body: { tool: toolName, dialog_id: 'd', arguments: { customer_id: 'c' } } });
+    const accepted = await stack.api.request('POST', `${who.base}/tool-calls`, {
+      token: who.agent,
+      body: { tool: toolName, dialog_id: 'd', arguments: { customer_id: 'c' } },
+    });
     expect(accepted.status).toBe(202);
     return accepted.body.call_id as string;
   };
@@ -35,8 +43,10 @@ async function waitAgent(path: string) {
 /** A long-poll that the test can walk away from, like a client that disconnects. */
 function longPoll(who: { base: string; agent: string }, callId: string, waitS: number) {
   const abort = new AbortController();
-  const response = fetch(`${stack.api.baseUrl}${who.base}/tool-calls/${callId}?wait=${waitS}`, { headers: { authorization: `Bearer ${who.agent}` }, signal: abort.signal })
-    .then(async (r) => ({ status: r.status, headers: r.headers, body: (await r.json()) as any }));
+  const response = fetch(`${stack.api.baseUrl}${who.base}/tool-calls/${callId}?wait=${waitS}`, {
+    headers: { authorization: `Bearer ${who.agent}` },
+    signal: abort.signal,
+  }).then(async (r) => ({ status: r.status, headers: r.headers, body: (await r.json()) as any }));
   response.catch(() => undefined);
   return { response, abort: () => abort.abort() };
 }
@@ -81,9 +91,13 @@ describe('the waits of one agent', () => {
       expect(refused.status).toBe(429);
       expect(refused.headers.get('content-type')).toMatch(/problem\+json/);
       expect(refused.headers.get('retry-after')).toBe('5');
-      expect(refused.body.detail).toMatch(/already waits on 2 calls at once.*retry in 5 s, or read the call without wait/);
+      expect(refused.body.detail).toMatch(
+        /already waits on 2 calls at once.*retry in 5 s, or read the call without wait/,
+      );
       // Reading without wait is never refused.
-      expect((await stack.api.request('GET', `${ctx.base}/tool-calls/${calls[0]}`, { token: ctx.agent })).body.status).toBe('queued');
+      expect(
+        (await stack.api.request('GET', `${ctx.base}/tool-calls/${calls[0]}`, { token: ctx.agent })).body.status,
+      ).toBe('queued');
 
       // The agent of the same id in another project has slots of its own.
       const twin = await giveAppToAgent(stack.api, ctx.app.id, ['find_customer'], { agentId: ctx.agentId });
@@ -93,11 +107,17 @@ describe('the waits of one agent', () => {
       // An MCP `wait` call takes a slot too: refused before anything is stored or sent.
       const [{ n: before }] = await stack.api.sql('SELECT count(*)::int AS n FROM tool_calls');
       const client = new Client({ name: 'test', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${stack.api.baseUrl}${ctx.base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${ctx.agent}` } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${stack.api.baseUrl}${ctx.base}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${ctx.agent}` } },
+        }),
+      );
       try {
         const result = await client.callTool({ name: ctx.toolName, arguments: { customer_id: 'c' } });
         expect(result.isError).toBe(true);
-        expect((result.content as { text: string }[])[0].text).toMatch(/refused, nothing was sent: This agent already waits on 2 calls at once/);
+        expect((result.content as { text: string }[])[0].text).toMatch(
+          /refused, nothing was sent: This agent already waits on 2 calls at once/,
+        );
       } finally {
         await client.close();
       }

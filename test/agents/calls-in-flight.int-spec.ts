@@ -29,11 +29,17 @@ async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = 
 /** A `wait` call whose first attempt is out (answering 503 after HOLD_MS): the moment to change things. */
 async function callInFlight(toolOverrides: Record<string, unknown> = {}, instance: Record<string, unknown> = {}) {
   const path = `/hook/${Math.random().toString(36).slice(2)}`;
-  const ctx = await agentWithTools(stack.api, [httpTool({ handler_url: handler.url(path), execution_mode: 'wait', retry_window: '5m', ...toolOverrides })], {
-    instances: { find_customer: instance },
-  });
+  const ctx = await agentWithTools(
+    stack.api,
+    [httpTool({ handler_url: handler.url(path), execution_mode: 'wait', retry_window: '5m', ...toolOverrides })],
+    {
+      instances: { find_customer: instance },
+    },
+  );
   handler.secrets = [ctx.app.webhook_secret];
-  handler.on(path, ({ attempt }) => (attempt === 1 ? { status: 503, body: 'busy', delayMs: HOLD_MS } : { status: 200, body: '{"ok":true}' }));
+  handler.on(path, ({ attempt }) =>
+    attempt === 1 ? { status: 503, body: 'busy', delayMs: HOLD_MS } : { status: 200, body: '{"ok":true}' },
+  );
   const tool = `${ctx.app.name.replace(/-/g, '_')}_find_customer`;
   const accepted = await stack.api.request('POST', `${ctx.base}/tool-calls`, {
     token: ctx.agent,
@@ -52,9 +58,14 @@ type InFlight = Awaited<ReturnType<typeof callInFlight>>;
 /** The call ends cancelled naming the change, after exactly one request and one attempt row. */
 async function expectCancelled(ctx: InFlight, message: RegExp) {
   const finished = await stack.api.request('GET', `${ctx.base}/tool-calls/${ctx.callId}?wait=15`, { token: ctx.agent });
-  expect(finished.body).toMatchObject({ status: 'cancelled', error: { kind: 'cancelled', message: expect.stringMatching(message) } });
+  expect(finished.body).toMatchObject({
+    status: 'cancelled',
+    error: { kind: 'cancelled', message: expect.stringMatching(message) },
+  });
   const detail = await ctx.detail();
-  expect(detail.body.attempts.map((a: { n: number; outcome: string }) => [a.n, a.outcome])).toEqual([[1, 'http_status']]);
+  expect(detail.body.attempts.map((a: { n: number; outcome: string }) => [a.n, a.outcome])).toEqual([
+    [1, 'http_status'],
+  ]);
   expect(handler.at(ctx.path)).toHaveLength(1);
 }
 
@@ -63,21 +74,34 @@ describe('a call between attempts', () => {
 
   it("is cancelled when the app's agent tools are switched off", async () => {
     const ctx = await callInFlight();
-    const off = await stack.api.request('PUT', `/v1/apps/${ctx.app.id}/agent-tools`, { ...dev(ctx), body: { enabled: false, mode: 'constructor' } });
+    const off = await stack.api.request('PUT', `/v1/apps/${ctx.app.id}/agent-tools`, {
+      ...dev(ctx),
+      body: { enabled: false, mode: 'constructor' },
+    });
     expect(off.status).toBe(200);
     await expectCancelled(ctx, /agent tools were switched off/);
   });
 
   it("is cancelled when the app's mode is switched to mcp", async () => {
     const ctx = await callInFlight();
-    const body = { enabled: true, mode: 'mcp', mcp: { url: 'https://mcp.example.com/mcp', auth_header_value_action: 'clear' } };
-    expect((await stack.api.request('PUT', `/v1/apps/${ctx.app.id}/agent-tools`, { ...dev(ctx), body })).status).toBe(200);
+    const body = {
+      enabled: true,
+      mode: 'mcp',
+      mcp: { url: 'https://mcp.example.com/mcp', auth_header_value_action: 'clear' },
+    };
+    expect((await stack.api.request('PUT', `/v1/apps/${ctx.app.id}/agent-tools`, { ...dev(ctx), body })).status).toBe(
+      200,
+    );
     await expectCancelled(ctx, /mode was switched to mcp/);
   });
 
   it('is cancelled when the tool is deleted, and its replay is refused saying why', async () => {
     const ctx = await callInFlight();
-    const deleted = await stack.api.request('DELETE', `/v1/apps/${ctx.app.id}/tools/${ctx.tools[0].id}?confirm=true`, dev(ctx));
+    const deleted = await stack.api.request(
+      'DELETE',
+      `/v1/apps/${ctx.app.id}/tools/${ctx.tools[0].id}?confirm=true`,
+      dev(ctx),
+    );
     expect(deleted.status).toBe(204);
     await expectCancelled(ctx, /the tool "find_customer" was deleted/);
     const replay = await stack.api.request('POST', `/v1/apps/${ctx.app.id}/tool-calls/${ctx.callId}/replay`, dev(ctx));
@@ -93,7 +117,9 @@ describe('a call between attempts', () => {
 
   it('is cancelled when the tool instance is disabled', async () => {
     const ctx = await callInFlight();
-    expect((await stack.api.request('PATCH', ctx.instancePath, { token: ctx.project, body: { enabled: false } })).status).toBe(200);
+    expect(
+      (await stack.api.request('PATCH', ctx.instancePath, { token: ctx.project, body: { enabled: false } })).status,
+    ).toBe(200);
     await expectCancelled(ctx, /the tool instance was disabled/);
   });
 
@@ -105,8 +131,14 @@ describe('a call between attempts', () => {
   });
 
   it('is cancelled when the private data it requires is cleared', async () => {
-    const ctx = await callInFlight({ configurable: true }, { private_data_required: true, private_data: { token: 't' } });
-    const cleared = await stack.api.request('PATCH', ctx.instancePath, { token: ctx.project, body: { private_data_action: 'clear' } });
+    const ctx = await callInFlight(
+      { configurable: true },
+      { private_data_required: true, private_data: { token: 't' } },
+    );
+    const cleared = await stack.api.request('PATCH', ctx.instancePath, {
+      token: ctx.project,
+      body: { private_data_action: 'clear' },
+    });
     expect(cleared.status, JSON.stringify(cleared.body)).toBe(200);
     await expectCancelled(ctx, /private data was cleared/);
   });
@@ -114,7 +146,10 @@ describe('a call between attempts', () => {
   it('goes with its app when the app is deleted: no further attempt, no row', async () => {
     const ctx = await callInFlight();
     expect((await stack.api.request('DELETE', `/v1/apps/${ctx.app.id}?confirm=true`, dev(ctx))).status).toBe(204);
-    await waitFor(async () => (await stack.api.request('GET', `${ctx.base}/tool-calls/${ctx.callId}`, { token: ctx.agent })).status === 404);
+    await waitFor(
+      async () =>
+        (await stack.api.request('GET', `${ctx.base}/tool-calls/${ctx.callId}`, { token: ctx.agent })).status === 404,
+    );
     await new Promise((resolve) => setTimeout(resolve, HOLD_MS + 500)); // past attempt 1's answer and attempt 2's slot
     expect(handler.at(ctx.path)).toHaveLength(1);
     expect(await stack.api.sql('SELECT id FROM tool_calls WHERE id = $1', [ctx.callId])).toEqual([]);
@@ -129,7 +164,9 @@ describe('a call between attempts', () => {
       body: { handler_url: handler.url(fixed), attempt_timeout_s: 30 },
     });
     expect(patched.status, JSON.stringify(patched.body)).toBe(200);
-    const finished = await stack.api.request('GET', `${ctx.base}/tool-calls/${ctx.callId}?wait=15`, { token: ctx.agent });
+    const finished = await stack.api.request('GET', `${ctx.base}/tool-calls/${ctx.callId}?wait=15`, {
+      token: ctx.agent,
+    });
     expect(finished.body).toMatchObject({ status: 'succeeded', result: { found: true } });
     const [broken] = handler.at(ctx.path);
     const [delivered] = handler.at(fixed);
@@ -137,8 +174,13 @@ describe('a call between attempts', () => {
     expect(delivered.event.event_id).toBe(broken.event.event_id);
     expect(delivered.rawBody.equals(broken.rawBody)).toBe(true);
     const detail = await ctx.detail();
-    expect(detail.body.attempts.map((a: { n: number; outcome: string }) => [a.n, a.outcome])).toEqual([[1, 'http_status'], [2, 'success']]);
-    const [row] = await stack.api.sql('SELECT handler_url, attempt_timeout_s FROM tool_calls WHERE id = $1', [ctx.callId]);
+    expect(detail.body.attempts.map((a: { n: number; outcome: string }) => [a.n, a.outcome])).toEqual([
+      [1, 'http_status'],
+      [2, 'success'],
+    ]);
+    const [row] = await stack.api.sql('SELECT handler_url, attempt_timeout_s FROM tool_calls WHERE id = $1', [
+      ctx.callId,
+    ]);
     expect(row).toEqual({ handler_url: handler.url(fixed), attempt_timeout_s: 30 });
   });
 });
@@ -146,7 +188,10 @@ describe('a call between attempts', () => {
 describe('a switched-off app', () => {
   it('refuses new tool instances and configurator launches (409)', async () => {
     const ctx = await agentWithTools(stack.api, [httpTool({ configurable: true, allow_multiple: true })]);
-    const off = await stack.api.request('PUT', `/v1/apps/${ctx.app.id}/agent-tools`, { token: ctx.dev, body: { enabled: false, mode: 'constructor' } });
+    const off = await stack.api.request('PUT', `/v1/apps/${ctx.app.id}/agent-tools`, {
+      token: ctx.dev,
+      body: { enabled: false, mode: 'constructor' },
+    });
     expect(off.status).toBe(200);
     const agentPath = `/v1/projects/${ctx.projectId}/agents/${ctx.agentId}`;
     const instance = await stack.api.request('POST', `${agentPath}/tool-instances`, {
@@ -167,22 +212,37 @@ describe('a switched-off app', () => {
 describe('the reconciler', () => {
   it('re-queues an overdue call of a switched-off app, and its attempt cancels it without a request', async () => {
     const path = `/hook/${Math.random().toString(36).slice(2)}`;
-    const ctx = await agentWithTools(stack.api, [httpTool({ handler_url: handler.url(path), execution_mode: 'wait', retry_window: '5m' })]);
+    const ctx = await agentWithTools(stack.api, [
+      httpTool({ handler_url: handler.url(path), execution_mode: 'wait', retry_window: '5m' }),
+    ]);
     handler.secrets = [ctx.app.webhook_secret];
     const tool = `${ctx.app.name.replace(/-/g, '_')}_find_customer`;
-    const accepted = await stack.api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body: { tool, dialog_id: 'd1', arguments: { customer_id: 'c1' } } });
+    const accepted = await stack.api.request('POST', `${ctx.base}/tool-calls`, {
+      token: ctx.agent,
+      body: { tool, dialog_id: 'd1', arguments: { customer_id: 'c1' } },
+    });
     const callId = accepted.body.call_id as string;
     const done = await stack.api.request('GET', `${ctx.base}/tool-calls/${callId}?wait=15`, { token: ctx.agent });
     expect(done.body.status).toBe('succeeded');
-    await stack.api.request('PUT', `/v1/apps/${ctx.app.id}/agent-tools`, { token: ctx.dev, body: { enabled: false, mode: 'constructor' } });
+    await stack.api.request('PUT', `/v1/apps/${ctx.app.id}/agent-tools`, {
+      token: ctx.dev,
+      body: { enabled: false, mode: 'constructor' },
+    });
     // Attempt 2 overdue with no job in Redis (as after a lost job): only the reconciler can queue it.
     await stack.api.sql(
       "UPDATE tool_calls SET status = 'queued', next_attempt_n = 2, next_attempt_at = now() - interval '10 seconds', finished_at = NULL WHERE id = $1",
       [callId],
     );
-    await waitFor(async () => (await stack.api.request('GET', `${ctx.base}/tool-calls/${callId}`, { token: ctx.agent })).body.status === 'cancelled');
+    await waitFor(
+      async () =>
+        (await stack.api.request('GET', `${ctx.base}/tool-calls/${callId}`, { token: ctx.agent })).body.status ===
+        'cancelled',
+    );
     const detail = await stack.api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls/${callId}`, { token: ctx.dev });
-    expect(detail.body.error).toMatchObject({ kind: 'cancelled', message: expect.stringMatching(/agent tools were switched off/) });
+    expect(detail.body.error).toMatchObject({
+      kind: 'cancelled',
+      message: expect.stringMatching(/agent tools were switched off/),
+    });
     expect(detail.body.attempts.map((a: { n: number }) => a.n)).toEqual([1]);
     expect(handler.at(path)).toHaveLength(1);
   });

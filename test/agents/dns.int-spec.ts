@@ -32,14 +32,20 @@ async function timed<T>(run: () => Promise<T>): Promise<{ value: T; ms: number }
 describe('a DNS server that never answers one app', () => {
   it("keeps other tenants' calls and JWT requests fast while a dozen of its lookups hang; it fails its own calls", async () => {
     const port = Number(new URL(handler.baseUrl).port);
-    const hangingTools = Array.from({ length: 12 }, (_, i) => httpTool({ name: `tool_${i}`, handler_url: `http://h${i}.hang.test:${port}/hook` }));
+    const hangingTools = Array.from({ length: 12 }, (_, i) =>
+      httpTool({ name: `tool_${i}`, handler_url: `http://h${i}.hang.test:${port}/hook` }),
+    );
     const hanging = await agentWithTools(api, hangingTools);
     const other = await agentWithTools(api, [httpTool({ handler_url: `http://fast.tenant.test:${port}/hook` })]);
     handler.secrets = [hanging.app.webhook_secret, other.app.webhook_secret];
     const otherCall = () =>
       api.request('POST', `${other.base}/tool-calls`, {
         token: other.agent,
-        body: { tool: `${other.app.name.replace(/-/g, '_')}_find_customer`, dialog_id: 'd', arguments: { customer_id: 'c' } },
+        body: {
+          tool: `${other.app.name.replace(/-/g, '_')}_find_customer`,
+          dialog_id: 'd',
+          arguments: { customer_id: 'c' },
+        },
       });
     expect((await otherCall()).body).toMatchObject({ status: 'succeeded' }); // resolved through the same DNS server
 
@@ -49,7 +55,11 @@ describe('a DNS server that never answers one app', () => {
       return api
         .request('POST', `${hanging.base}/tool-calls`, {
           token: hanging.agent,
-          body: { tool: `${hanging.app.name.replace(/-/g, '_')}_${tool.name}`, dialog_id: 'd', arguments: { customer_id: 'c' } },
+          body: {
+            tool: `${hanging.app.name.replace(/-/g, '_')}_${tool.name}`,
+            dialog_id: 'd',
+            arguments: { customer_id: 'c' },
+          },
         })
         .finally(() => (settled[i] = true));
     });
@@ -74,8 +84,12 @@ describe('a DNS server that never answers one app', () => {
 
     const results = (await Promise.all(stuck)).map((response) => response.body);
     expect(results.every((body) => body.status === 'failed' && body.error.kind === 'network')).toBe(true);
-    const busy = results.filter((body) => /4 DNS lookups of this app's hosts are still unanswered/.test(body.error.message));
-    const timedOut = results.filter((body) => /DNS lookup of h\d+\.hang\.test got no answer within 6000 ms/.test(body.error.message));
+    const busy = results.filter((body) =>
+      /4 DNS lookups of this app's hosts are still unanswered/.test(body.error.message),
+    );
+    const timedOut = results.filter((body) =>
+      /DNS lookup of h\d+\.hang\.test got no answer within 6000 ms/.test(body.error.message),
+    );
     expect(busy).toHaveLength(8);
     expect(timedOut).toHaveLength(4);
     expect(hangingNames().size).toBe(4);

@@ -18,8 +18,17 @@ afterAll(async () => {
 
 describe('fairness between apps', () => {
   it("delivers app B's 200 calls at their normal pace while app A's handler hangs", async () => {
-    const a = await agentWithTools(stack.api, [httpTool({ handler_url: handler.url('/a/hang'), execution_mode: 'background', retry_window: '5m', attempt_timeout_s: 10 })]);
-    const b = await agentWithTools(stack.api, [httpTool({ handler_url: handler.url('/b/fast'), execution_mode: 'background', retry_window: '5m' })]);
+    const a = await agentWithTools(stack.api, [
+      httpTool({
+        handler_url: handler.url('/a/hang'),
+        execution_mode: 'background',
+        retry_window: '5m',
+        attempt_timeout_s: 10,
+      }),
+    ]);
+    const b = await agentWithTools(stack.api, [
+      httpTool({ handler_url: handler.url('/b/fast'), execution_mode: 'background', retry_window: '5m' }),
+    ]);
     handler.secrets = [a.app.webhook_secret, b.app.webhook_secret];
     let openA = 0;
     let maxOpenA = 0;
@@ -29,7 +38,14 @@ describe('fairness between apps', () => {
       return { status: 200, hang: true };
     });
     const call = (ctx: typeof a) =>
-      stack.api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body: { tool: `${ctx.app.name.replace(/-/g, '_')}_find_customer`, dialog_id: 'd', arguments: { customer_id: 'c' } } });
+      stack.api.request('POST', `${ctx.base}/tool-calls`, {
+        token: ctx.agent,
+        body: {
+          tool: `${ctx.app.name.replace(/-/g, '_')}_find_customer`,
+          dialog_id: 'd',
+          arguments: { customer_id: 'c' },
+        },
+      });
 
     for (let i = 0; i < 40; i += 1) expect((await call(a)).status).toBe(202);
     while (handler.at('/a/hang').length < 5) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -40,12 +56,16 @@ describe('fairness between apps', () => {
       sentAt.set(accepted.body.call_id, Date.now());
     }
     const deadline = Date.now() + 20_000;
-    while (handler.at('/b/fast').length < 200 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (handler.at('/b/fast').length < 200 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     expect(handler.at('/b/fast')).toHaveLength(200);
 
     const calls = await stack.api.sql('SELECT id, event_id FROM tool_calls WHERE app_id = $1', [b.app.id]);
     const callOfEvent = new Map(calls.map((c: { id: string; event_id: string }) => [c.event_id, c.id]));
-    const latencies = handler.at('/b/fast').map((r) => r.receivedAt - (sentAt.get(callOfEvent.get(r.event.event_id) as string) as number)).sort((x, y) => x - y);
+    const latencies = handler
+      .at('/b/fast')
+      .map((r) => r.receivedAt - (sentAt.get(callOfEvent.get(r.event.event_id) as string) as number))
+      .sort((x, y) => x - y);
     const p99 = latencies[Math.floor(latencies.length * 0.99) - 1];
     // Without the cap, B's calls would wait behind A's 10 s timeouts.
     expect(p99).toBeLessThan(2000);

@@ -29,12 +29,20 @@ const SETTLE_MS = 1500;
 async function setup(executionMode: string) {
   const path = `/hook/${Math.random().toString(36).slice(2)}`;
   const retry = executionMode === 'instant' ? {} : { retry_window: '5m' };
-  const ctx = await agentWithTools(stack.api, [httpTool({ handler_url: handler.url(path), execution_mode: executionMode, ...retry })]);
+  const ctx = await agentWithTools(stack.api, [
+    httpTool({ handler_url: handler.url(path), execution_mode: executionMode, ...retry }),
+  ]);
   handler.secrets = [ctx.app.webhook_secret];
   const toolName = `${ctx.app.name.replace(/-/g, '_')}_find_customer`;
-  const call = () => stack.api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body: { tool: toolName, dialog_id: 'd1', arguments: { customer_id: 'c1' } } });
-  const read = (callId: string, wait = 0) => stack.api.request('GET', `${ctx.base}/tool-calls/${callId}${wait ? `?wait=${wait}` : ''}`, { token: ctx.agent });
-  const detail = (callId: string) => stack.api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls/${callId}`, { token: ctx.dev });
+  const call = () =>
+    stack.api.request('POST', `${ctx.base}/tool-calls`, {
+      token: ctx.agent,
+      body: { tool: toolName, dialog_id: 'd1', arguments: { customer_id: 'c1' } },
+    });
+  const read = (callId: string, wait = 0) =>
+    stack.api.request('GET', `${ctx.base}/tool-calls/${callId}${wait ? `?wait=${wait}` : ''}`, { token: ctx.agent });
+  const detail = (callId: string) =>
+    stack.api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls/${callId}`, { token: ctx.dev });
   return { ...ctx, path, call, read, detail };
 }
 
@@ -59,9 +67,14 @@ const json = (body: string | Buffer): Reply => ({ status: 200, body, headers: { 
 
 describe.each(['instant', 'wait'])('a handler of a %s tool answering bytes Postgres cannot hold', (mode) => {
   it('JSON with NUL and lone surrogates: stored without them, sent once', async () => {
-    const { outcome, detail, received } = await callAnswered(mode, () => json('{"name":"a\\u0000b","odd\\u0000key":"\\ud800x","n":1}'));
+    const { outcome, detail, received } = await callAnswered(mode, () =>
+      json('{"name":"a\\u0000b","odd\\u0000key":"\\ud800x","n":1}'),
+    );
     expect(received).toHaveLength(1);
-    expect(outcome).toMatchObject({ status: 'succeeded', result: { name: 'a\uFFFDb', 'odd\uFFFDkey': '\uFFFDx', n: 1 } });
+    expect(outcome).toMatchObject({
+      status: 'succeeded',
+      result: { name: 'a\uFFFDb', 'odd\uFFFDkey': '\uFFFDx', n: 1 },
+    });
     expect(outcome.result_text).not.toContain('\u0000');
     expect(detail.attempts).toEqual([expect.objectContaining({ n: 1, outcome: 'success', http_status: 200 })]);
     expect(detail.attempts[0].response_excerpt).toBe('{"name":"a\\u0000b","odd\\u0000key":"\\ud800x","n":1}');
@@ -69,35 +82,68 @@ describe.each(['instant', 'wait'])('a handler of a %s tool answering bytes Postg
 
   it('text that is not UTF-8, with raw NUL bytes: stored as text, the excerpt escaped', async () => {
     const body = Buffer.concat([Buffer.from('caf'), Buffer.from([0xe9, 0x00, 0xff]), Buffer.from(' ok')]);
-    const { outcome, detail, received } = await callAnswered(mode, () => ({ status: 200, body, headers: { 'content-type': 'text/plain' } }));
+    const { outcome, detail, received } = await callAnswered(mode, () => ({
+      status: 200,
+      body,
+      headers: { 'content-type': 'text/plain' },
+    }));
     expect(received).toHaveLength(1);
-    expect(outcome).toEqual(expect.objectContaining({ status: 'succeeded', result: 'caf\uFFFD\uFFFD\uFFFD ok', result_text: 'caf\uFFFD\uFFFD\uFFFD ok' }));
-    expect(detail.attempts).toEqual([expect.objectContaining({ n: 1, outcome: 'success', response_excerpt: 'caf\\xe9\\x00\\xff ok' })]);
+    expect(outcome).toEqual(
+      expect.objectContaining({
+        status: 'succeeded',
+        result: 'caf\uFFFD\uFFFD\uFFFD ok',
+        result_text: 'caf\uFFFD\uFFFD\uFFFD ok',
+      }),
+    );
+    expect(detail.attempts).toEqual([
+      expect.objectContaining({ n: 1, outcome: 'success', response_excerpt: 'caf\\xe9\\x00\\xff ok' }),
+    ]);
   });
 
   it('an image and a gzip body: result_text says what came, sent once', async () => {
-    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00]), Buffer.alloc(20_000, 0xab)]);
-    const image = await callAnswered(mode, () => ({ status: 200, body: png, headers: { 'content-type': 'image/png' } }));
+    const png = Buffer.concat([
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00]),
+      Buffer.alloc(20_000, 0xab),
+    ]);
+    const image = await callAnswered(mode, () => ({
+      status: 200,
+      body: png,
+      headers: { 'content-type': 'image/png' },
+    }));
     expect(image.received).toHaveLength(1);
     const described = '[binary answer of 20010 bytes (image/png) not passed: only text reaches the model]';
     expect(image.outcome).toMatchObject({ status: 'succeeded', result: described, result_text: described });
     expect(image.detail.attempts[0].response_excerpt).toMatch(/^\\x89PNG\r\n\\x1a\n\\x00\\x00\\xab/);
 
     const gzip = gzipSync(JSON.stringify({ big: 'x'.repeat(1000) }));
-    const zipped = await callAnswered(mode, () => ({ status: 200, body: gzip, headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } }));
+    const zipped = await callAnswered(mode, () => ({
+      status: 200,
+      body: gzip,
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    }));
     expect(zipped.received).toHaveLength(1);
-    expect(zipped.outcome.result_text).toBe(`[binary answer of ${gzip.length} bytes (application/json, gzip) not passed: only text reaches the model]`);
+    expect(zipped.outcome.result_text).toBe(
+      `[binary answer of ${gzip.length} bytes (application/json, gzip) not passed: only text reaches the model]`,
+    );
   });
 });
 
 describe('a failed attempt whose answer Postgres cannot hold', () => {
   it('is recorded with an escaped excerpt and retried on the schedule: one webhook per attempt', async () => {
     const { outcome, detail, received } = await callAnswered('wait', (attempt) =>
-      attempt === 1 ? { status: 500, body: Buffer.from([0x00, 0xc3, 0x28, 0x62]), headers: { 'content-type': 'text/plain' } } : json('{"ok":true}'),
+      attempt === 1
+        ? { status: 500, body: Buffer.from([0x00, 0xc3, 0x28, 0x62]), headers: { 'content-type': 'text/plain' } }
+        : json('{"ok":true}'),
     );
     expect(received).toHaveLength(2);
     expect(outcome).toMatchObject({ status: 'succeeded', result: { ok: true } });
-    expect(detail.attempts.map((a: { n: number; outcome: string; response_excerpt: string }) => [a.n, a.outcome, a.response_excerpt])).toEqual([
+    expect(
+      detail.attempts.map((a: { n: number; outcome: string; response_excerpt: string }) => [
+        a.n,
+        a.outcome,
+        a.response_excerpt,
+      ]),
+    ).toEqual([
       [1, 'http_status', '\\x00\\xc3(b'],
       [2, 'success', '{"ok":true}'],
     ]);
@@ -111,7 +157,8 @@ describe('an attempt already in flight', () => {
     const accepted = await ctx.call();
     const callId = accepted.body.call_id as string;
     const until = Date.now() + 5000;
-    while (handler.at(ctx.path).length === 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (handler.at(ctx.path).length === 0 && Date.now() < until)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     expect(handler.at(ctx.path)).toHaveLength(1);
     // What a retried or stalled job does: the same attempt, taken up again while it is in flight.
     const queue = stack.api.app.get(DeliveryQueue);
@@ -131,20 +178,33 @@ describe('an MCP tool answering text Postgres cannot hold', () => {
     try {
       const ctx = await mcpAgent(stack.api, server.url, ['odd', 'odd-error']);
       const call = (tool: string) =>
-        stack.api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body: { tool: ctx.prefix + tool, dialog_id: 'd', arguments: {} } });
+        stack.api.request('POST', `${ctx.base}/tool-calls`, {
+          token: ctx.agent,
+          body: { tool: ctx.prefix + tool, dialog_id: 'd', arguments: {} },
+        });
       const stored = ODD_TEXT.replace('\u0000', '\uFFFD').replace('\ud800', '\uFFFD');
 
       const ok = await call('odd');
       expect(ok.status, ok.text).toBe(200);
       expect(ok.body.status).toBe('succeeded');
       const read = await stack.api.request('GET', `${ctx.base}/tool-calls/${ok.body.call_id}`, { token: ctx.agent });
-      expect(read.body).toMatchObject({ status: 'succeeded', result_text: stored, result: { content: [{ type: 'text', text: stored }], structuredContent: { 'key\uFFFD': stored } } });
+      expect(read.body).toMatchObject({
+        status: 'succeeded',
+        result_text: stored,
+        result: { content: [{ type: 'text', text: stored }], structuredContent: { 'key\uFFFD': stored } },
+      });
 
       const failed = await call('odd-error');
       expect(failed.status, failed.text).toBe(200);
       expect(failed.body).toMatchObject({ status: 'failed', error: { kind: 'tool_error' } });
-      const detail = await stack.api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls/${failed.body.call_id}`, { token: ctx.dev });
-      expect(detail.body).toMatchObject({ status: 'failed', error: { kind: 'tool_error', message: stored }, attempts: [{ n: 1, outcome: 'tool_error', error: stored }] });
+      const detail = await stack.api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls/${failed.body.call_id}`, {
+        token: ctx.dev,
+      });
+      expect(detail.body).toMatchObject({
+        status: 'failed',
+        error: { kind: 'tool_error', message: stored },
+        attempts: [{ n: 1, outcome: 'tool_error', error: stored }],
+      });
     } finally {
       await server.stop();
     }

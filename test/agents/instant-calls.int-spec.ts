@@ -18,10 +18,18 @@ afterAll(async () => {
 
 async function setup(toolOverrides: Record<string, unknown> = {}, options: Parameters<typeof agentWithTools>[2] = {}) {
   const path = `/hook/${Math.random().toString(36).slice(2)}`;
-  const ctx = await agentWithTools(stack.api, [httpTool({ handler_url: handler.url(path), ...toolOverrides })], options);
+  const ctx = await agentWithTools(
+    stack.api,
+    [httpTool({ handler_url: handler.url(path), ...toolOverrides })],
+    options,
+  );
   handler.secrets = [ctx.app.webhook_secret];
   const call = (body: Record<string, unknown>, headers?: Record<string, string>) =>
-    stack.api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body: { tool: `${ctx.app.name.replace(/-/g, '_')}_find_customer`, dialog_id: 'd1', ...body }, headers });
+    stack.api.request('POST', `${ctx.base}/tool-calls`, {
+      token: ctx.agent,
+      body: { tool: `${ctx.app.name.replace(/-/g, '_')}_find_customer`, dialog_id: 'd1', ...body },
+      headers,
+    });
   return { ...ctx, path, call, toolName: `${ctx.app.name.replace(/-/g, '_')}_find_customer` };
 }
 
@@ -83,8 +91,20 @@ describe('instant calls', () => {
     expect(webhook.headers['x-webhook-signature']).toBe(webhook.headers['webhook-signature']);
     expect(Math.abs(Number(webhook.headers['x-webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(5);
     expect(Object.keys(JSON.parse(webhook.rawBody.toString()))).toEqual([
-      'event_id', 'event_type', 'timestamp', 'app_id', 'installation_id', 'project_id', 'agent_id', 'dialog_id', 'lead_id',
-      'tool_name', 'tool_instance_id', 'arguments', 'configuration', 'private_data',
+      'event_id',
+      'event_type',
+      'timestamp',
+      'app_id',
+      'installation_id',
+      'project_id',
+      'agent_id',
+      'dialog_id',
+      'lead_id',
+      'tool_name',
+      'tool_instance_id',
+      'arguments',
+      'configuration',
+      'private_data',
     ]);
     expect(webhook.event).toMatchObject({
       event_type: 'tool_call',
@@ -114,20 +134,39 @@ describe('instant calls', () => {
     handler.on(ctx.path, () => ({ status: 503, body: 'down', headers: { 'retry-after': '1' } }));
     const response = await ctx.call({ arguments: { customer_id: 'x' } });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ call_id: expect.any(String), status: 'failed', error: { kind: 'http_status', message: 'answered 503: down', http_status: 503 } });
+    expect(response.body).toEqual({
+      call_id: expect.any(String),
+      status: 'failed',
+      error: { kind: 'http_status', message: 'answered 503: down', http_status: 503 },
+    });
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(handler.at(ctx.path)).toHaveLength(1);
-    const detail = await stack.api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls/${response.body.call_id}`, { token: ctx.dev });
+    const detail = await stack.api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls/${response.body.call_id}`, {
+      token: ctx.dev,
+    });
     expect(detail.body.attempts).toEqual([
-      { round: 1, n: 1, started_at: expect.any(String), duration_ms: expect.any(Number), outcome: 'http_status', http_status: 503, error: 'answered 503', response_excerpt: 'down' },
+      {
+        round: 1,
+        n: 1,
+        started_at: expect.any(String),
+        duration_ms: expect.any(Number),
+        outcome: 'http_status',
+        http_status: 503,
+        error: 'answered 503',
+        response_excerpt: 'down',
+      },
     ]);
   });
 
-  it("hands the model what a failing handler said, and an empty 2xx answer as OK", async () => {
+  it('hands the model what a failing handler said, and an empty 2xx answer as OK', async () => {
     const ctx = await setup();
     const replies = [
       { status: 404, body: '{"error":"customer 42 not found"}', headers: { 'content-type': 'application/json' } },
-      { status: 422, body: '{"message":"customer_id must look like c-123","code":"bad_id"}', headers: { 'content-type': 'application/json' } },
+      {
+        status: 422,
+        body: '{"message":"customer_id must look like c-123","code":"bad_id"}',
+        headers: { 'content-type': 'application/json' },
+      },
       { status: 500, body: `database is down\u0000${'x'.repeat(900)}`, headers: { 'content-type': 'text/plain' } },
       { status: 500, body: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00]), headers: { 'content-type': 'image/png' } },
       { status: 204 },
@@ -135,7 +174,10 @@ describe('instant calls', () => {
     handler.on(ctx.path, ({ attempt }) => replies.shift() ?? { status: 200, body: String(attempt) });
     const bodies = [];
     for (let i = 0; i < 5; i += 1) bodies.push((await ctx.call({ arguments: { customer_id: String(i) } })).body);
-    expect(bodies[0]).toMatchObject({ status: 'failed', error: { kind: 'http_status', http_status: 404, message: 'answered 404: customer 42 not found' } });
+    expect(bodies[0]).toMatchObject({
+      status: 'failed',
+      error: { kind: 'http_status', http_status: 404, message: 'answered 404: customer 42 not found' },
+    });
     expect(bodies[1].error.message).toBe('answered 422: customer_id must look like c-123');
     // a text body: its first 500 characters, the NUL stored as U+FFFD
     expect(bodies[2].error.message).toBe(`answered 500: database is down\uFFFD${'x'.repeat(483)}…`);
@@ -210,11 +252,30 @@ describe('argument validation', () => {
   });
 
   it('enforces the instance allowed values, and refuses an unknown tool', async () => {
-    const ctx = await setup({ configurable: true }, {
-      instances: { find_customer: { configured_parameters: [{ name: 'customer_id', type: 'string', description: 'Ours', required: true, allowed_values: ['c1', 'c2'] }] } },
-    });
+    const ctx = await setup(
+      { configurable: true },
+      {
+        instances: {
+          find_customer: {
+            configured_parameters: [
+              {
+                name: 'customer_id',
+                type: 'string',
+                description: 'Ours',
+                required: true,
+                allowed_values: ['c1', 'c2'],
+              },
+            ],
+          },
+        },
+      },
+    );
     const listed = await stack.api.request('GET', `${ctx.base}/tools`, { token: ctx.agent });
-    expect(listed.body.data[0].parameters.properties.customer_id).toEqual({ type: 'string', description: 'Ours', enum: ['c1', 'c2'] });
+    expect(listed.body.data[0].parameters.properties.customer_id).toEqual({
+      type: 'string',
+      description: 'Ours',
+      enum: ['c1', 'c2'],
+    });
     expect((await ctx.call({ arguments: { customer_id: 'c3' } })).status).toBe(422);
     expect((await ctx.call({ arguments: { customer_id: 'c2' } })).status).toBe(200);
     const unknown = await ctx.call({ tool: 'no_such_tool', arguments: {} });

@@ -20,13 +20,23 @@ afterAll(async () => {
 
 async function setup(toolOverrides: Record<string, unknown> = {}, options: Parameters<typeof agentWithTools>[2] = {}) {
   const path = `/hook/${Math.random().toString(36).slice(2)}`;
-  const ctx = await agentWithTools(stack.api, [httpTool({ handler_url: handler.url(path), execution_mode: 'wait', retry_window: '5m', ...toolOverrides })], options);
+  const ctx = await agentWithTools(
+    stack.api,
+    [httpTool({ handler_url: handler.url(path), execution_mode: 'wait', retry_window: '5m', ...toolOverrides })],
+    options,
+  );
   handler.secrets = [ctx.app.webhook_secret];
   const toolName = `${ctx.app.name.replace(/-/g, '_')}_find_customer`;
   const call = (body: Record<string, unknown> = {}, headers?: Record<string, string>) =>
-    stack.api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body: { tool: toolName, dialog_id: 'd1', arguments: { customer_id: 'c1' }, ...body }, headers });
-  const poll = (callId: string, wait = 15) => stack.api.request('GET', `${ctx.base}/tool-calls/${callId}?wait=${wait}`, { token: ctx.agent });
-  const detail = (callId: string) => stack.api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls/${callId}`, { token: ctx.dev });
+    stack.api.request('POST', `${ctx.base}/tool-calls`, {
+      token: ctx.agent,
+      body: { tool: toolName, dialog_id: 'd1', arguments: { customer_id: 'c1' }, ...body },
+      headers,
+    });
+  const poll = (callId: string, wait = 15) =>
+    stack.api.request('GET', `${ctx.base}/tool-calls/${callId}?wait=${wait}`, { token: ctx.agent });
+  const detail = (callId: string) =>
+    stack.api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls/${callId}`, { token: ctx.dev });
   return { ...ctx, path, call, poll, detail, toolName };
 }
 
@@ -37,8 +47,12 @@ function offsetsOf(times: number[]): number[] {
 function expectOffsets(actual: number[], expected: number[]) {
   expect(actual).toHaveLength(expected.length);
   actual.forEach((offset, i) => {
-    expect(offset, `attempt ${i + 1} at ${offset} ms, due at ${expected[i]} ms`).toBeGreaterThanOrEqual(expected[i] - 20);
-    expect(offset, `attempt ${i + 1} at ${offset} ms, due at ${expected[i]} ms`).toBeLessThanOrEqual(expected[i] + TOLERANCE_MS);
+    expect(offset, `attempt ${i + 1} at ${offset} ms, due at ${expected[i]} ms`).toBeGreaterThanOrEqual(
+      expected[i] - 20,
+    );
+    expect(offset, `attempt ${i + 1} at ${offset} ms, due at ${expected[i]} ms`).toBeLessThanOrEqual(
+      expected[i] + TOLERANCE_MS,
+    );
   });
 }
 
@@ -52,14 +66,26 @@ async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = 
 
 describe('wait calls', () => {
   it('are accepted with 202, retried on the schedule with identical body bytes, and resume on success', async () => {
-    const ctx = await setup({ configurable: true }, { instances: { find_customer: { configuration: { store: 's1' }, private_data: { token: 'tok-1' } } } });
-    handler.on(ctx.path, ({ attempt }) => (attempt < 3 ? { status: 503, body: 'busy' } : { status: 200, body: '{"found":true}', headers: { 'content-type': 'application/json' } }));
+    const ctx = await setup(
+      { configurable: true },
+      { instances: { find_customer: { configuration: { store: 's1' }, private_data: { token: 'tok-1' } } } },
+    );
+    handler.on(ctx.path, ({ attempt }) =>
+      attempt < 3
+        ? { status: 503, body: 'busy' }
+        : { status: 200, body: '{"found":true}', headers: { 'content-type': 'application/json' } },
+    );
     const accepted = await ctx.call();
     expect(accepted.status).toBe(202);
     expect(accepted.body).toEqual({ call_id: expect.stringMatching(/^call_/), status: 'queued' });
 
     const finished = await ctx.poll(accepted.body.call_id);
-    expect(finished.body).toMatchObject({ call_id: accepted.body.call_id, status: 'succeeded', result: { found: true }, result_text: '{"found":true}' });
+    expect(finished.body).toMatchObject({
+      call_id: accepted.body.call_id,
+      status: 'succeeded',
+      result: { found: true },
+      result_text: '{"found":true}',
+    });
 
     const attempts = handler.at(ctx.path);
     expectOffsets(offsetsOf(attempts.map((a) => a.receivedAt)), [0, 150, 600]);
@@ -68,8 +94,16 @@ describe('wait calls', () => {
     expect(attempts[0].event).toMatchObject({ configuration: { store: 's1' }, private_data: { token: 'tok-1' } });
 
     const detail = await ctx.detail(accepted.body.call_id);
-    expect(detail.body).toMatchObject({ status: 'succeeded', event_id: attempts[0].event.event_id, tool_name: 'find_customer' });
-    expect(detail.body.attempts.map((a: { n: number; outcome: string }) => [a.n, a.outcome])).toEqual([[1, 'http_status'], [2, 'http_status'], [3, 'success']]);
+    expect(detail.body).toMatchObject({
+      status: 'succeeded',
+      event_id: attempts[0].event.event_id,
+      tool_name: 'find_customer',
+    });
+    expect(detail.body.attempts.map((a: { n: number; outcome: string }) => [a.n, a.outcome])).toEqual([
+      [1, 'http_status'],
+      [2, 'http_status'],
+      [3, 'success'],
+    ]);
     expect(detail.text).not.toContain('tok-1');
   });
 });
@@ -85,19 +119,32 @@ describe('background calls', () => {
     expectOffsets(offsetsOf(handler.at(ctx.path).map((a) => a.receivedAt)), [0, 150, 600, 1800, 3000]);
     const detail = await ctx.detail(accepted.body.call_id);
     expect(detail.body.attempts).toHaveLength(5);
-    expect(detail.body.attempts.every((a: { outcome: string; response_excerpt: string }) => a.outcome === 'http_status' && a.response_excerpt === 'nope')).toBe(true);
+    expect(
+      detail.body.attempts.every(
+        (a: { outcome: string; response_excerpt: string }) =>
+          a.outcome === 'http_status' && a.response_excerpt === 'nope',
+      ),
+    ).toBe(true);
   });
 });
 
 describe('attempt outcomes', () => {
   it('stop at once on 410 Gone', async () => {
     const ctx = await setup();
-    handler.on(ctx.path, () => ({ status: 410, body: '{"error":"customer c1 was deleted"}', headers: { 'content-type': 'application/json' } }));
+    handler.on(ctx.path, () => ({
+      status: 410,
+      body: '{"error":"customer c1 was deleted"}',
+      headers: { 'content-type': 'application/json' },
+    }));
     const accepted = await ctx.call();
     const finished = await ctx.poll(accepted.body.call_id);
     expect(finished.body).toMatchObject({
       status: 'failed',
-      error: { kind: 'gone', http_status: 410, message: 'answered 410 Gone: no further attempts: customer c1 was deleted' },
+      error: {
+        kind: 'gone',
+        http_status: 410,
+        message: 'answered 410 Gone: no further attempts: customer c1 was deleted',
+      },
     });
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(handler.at(ctx.path)).toHaveLength(1);
@@ -106,7 +153,9 @@ describe('attempt outcomes', () => {
   it('move to the first slot not earlier than Retry-After (scaled)', async () => {
     const ctx = await setup();
     // Retry-After 60 s × 0.01 = 600 ms: slot 2 (150 ms) is skipped, slot 3 (600 ms) is taken.
-    handler.on(ctx.path, ({ attempt }) => (attempt === 1 ? { status: 429, headers: { 'retry-after': '60' } } : { status: 200, body: 'ok' }));
+    handler.on(ctx.path, ({ attempt }) =>
+      attempt === 1 ? { status: 429, headers: { 'retry-after': '60' } } : { status: 200, body: 'ok' },
+    );
     const accepted = await ctx.call();
     await ctx.poll(accepted.body.call_id);
     expectOffsets(offsetsOf(handler.at(ctx.path).map((a) => a.receivedAt)), [0, 600]);
@@ -121,12 +170,21 @@ describe('cancel', () => {
     handler.on(ctx.path, () => ({ status: 500 }));
     const accepted = await ctx.call();
     await waitFor(() => handler.at(ctx.path).length === 1);
-    const cancelled = await stack.api.request('POST', `${ctx.base}/tool-calls/${accepted.body.call_id}/cancel`, { token: ctx.agent });
+    const cancelled = await stack.api.request('POST', `${ctx.base}/tool-calls/${accepted.body.call_id}/cancel`, {
+      token: ctx.agent,
+    });
     expect(cancelled.status).toBe(200);
-    expect(cancelled.body).toMatchObject({ call_id: accepted.body.call_id, status: 'cancelled', error: { kind: 'cancelled' } });
+    expect(cancelled.body).toMatchObject({
+      call_id: accepted.body.call_id,
+      status: 'cancelled',
+      error: { kind: 'cancelled' },
+    });
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(handler.at(ctx.path)).toHaveLength(1);
-    expect((await stack.api.request('POST', `${ctx.base}/tool-calls/${accepted.body.call_id}/cancel`, { token: ctx.agent })).status).toBe(409);
+    expect(
+      (await stack.api.request('POST', `${ctx.base}/tool-calls/${accepted.body.call_id}/cancel`, { token: ctx.agent }))
+        .status,
+    ).toBe(409);
   });
 });
 
@@ -155,10 +213,22 @@ describe('long-poll', () => {
     const ctx = await setup();
     const accepted = await ctx.call();
     const other = await agentToken(ctx.projectId, 'other_agent');
-    expect((await stack.api.request('GET', `/v1/agents/other_agent/tool-calls/${accepted.body.call_id}`, { token: other })).status).toBe(404);
-    expect((await stack.api.request('POST', `/v1/agents/other_agent/tool-calls/${accepted.body.call_id}/cancel`, { token: other })).status).toBe(404);
+    expect(
+      (await stack.api.request('GET', `/v1/agents/other_agent/tool-calls/${accepted.body.call_id}`, { token: other }))
+        .status,
+    ).toBe(404);
+    expect(
+      (
+        await stack.api.request('POST', `/v1/agents/other_agent/tool-calls/${accepted.body.call_id}/cancel`, {
+          token: other,
+        })
+      ).status,
+    ).toBe(404);
     const otherProject = await agentToken('other_project', ctx.agentId);
-    expect((await stack.api.request('GET', `${ctx.base}/tool-calls/${accepted.body.call_id}`, { token: otherProject })).status).toBe(404);
+    expect(
+      (await stack.api.request('GET', `${ctx.base}/tool-calls/${accepted.body.call_id}`, { token: otherProject }))
+        .status,
+    ).toBe(404);
   });
 });
 
@@ -193,7 +263,11 @@ describe('replay', () => {
     handler.on(ctx.path, () => ({ status: 200, body: 'ok' }));
     const accepted = await ctx.call();
     await ctx.poll(accepted.body.call_id);
-    const replay = await stack.api.request('POST', `/v1/apps/${ctx.app.id}/tool-calls/${accepted.body.call_id}/replay`, { token: ctx.dev });
+    const replay = await stack.api.request(
+      'POST',
+      `/v1/apps/${ctx.app.id}/tool-calls/${accepted.body.call_id}/replay`,
+      { token: ctx.dev },
+    );
     expect(replay.status).toBe(202);
     expect(replay.body).toMatchObject({ status: 'queued', round: 2 });
     await waitFor(() => handler.at(ctx.path).length === 2);
@@ -202,11 +276,20 @@ describe('replay', () => {
     expect(second.event.event_id).toBe(first.event.event_id);
     await waitFor(async () => (await ctx.detail(accepted.body.call_id)).body.status === 'succeeded');
     const detail = await ctx.detail(accepted.body.call_id);
-    expect(detail.body.attempts.map((a: { round: number; n: number }) => [a.round, a.n])).toEqual([[1, 1], [2, 1]]);
+    expect(detail.body.attempts.map((a: { round: number; n: number }) => [a.round, a.n])).toEqual([
+      [1, 1],
+      [2, 1],
+    ]);
     const unfinished = await setup();
     handler.on(unfinished.path, () => ({ status: 500 }));
     const pending = await unfinished.call();
-    expect((await stack.api.request('POST', `/v1/apps/${unfinished.app.id}/tool-calls/${pending.body.call_id}/replay`, { token: unfinished.dev })).status).toBe(409);
+    expect(
+      (
+        await stack.api.request('POST', `/v1/apps/${unfinished.app.id}/tool-calls/${pending.body.call_id}/replay`, {
+          token: unfinished.dev,
+        })
+      ).status,
+    ).toBe(409);
   });
 });
 
@@ -221,7 +304,10 @@ describe('secret rotation', () => {
     expect((webhook.headers['x-webhook-signature'] as string).split(' ')).toHaveLength(2);
     expect(webhook.verifiedWith).toEqual([0, 1]);
     // 24 hours later (moved back in the database; a PATCH drops the cached app row, as any change does).
-    await stack.api.sql(`UPDATE apps SET retired_webhook_secrets = jsonb_set(retired_webhook_secrets, '{0,valid_until}', '"2000-01-01T00:00:00.000Z"') WHERE id = $1`, [ctx.app.id]);
+    await stack.api.sql(
+      `UPDATE apps SET retired_webhook_secrets = jsonb_set(retired_webhook_secrets, '{0,valid_until}', '"2000-01-01T00:00:00.000Z"') WHERE id = $1`,
+      [ctx.app.id],
+    );
     await stack.api.request('PATCH', `/v1/apps/${ctx.app.id}`, { token: ctx.dev, body: { display_name: 'Shop' } });
     handler.secrets = [rotated.body.webhook_secret];
     await ctx.call();
@@ -236,7 +322,10 @@ describe('refused calls (409)', () => {
     expect(needs.status).toBe(409);
     expect(needs.body.detail).toMatch(/private data/);
     const instancePath = `/v1/projects/${ctx.projectId}/agents/${ctx.agentId}/tool-instances/${ctx.instances[0].id}`;
-    await stack.api.request('PATCH', instancePath, { token: ctx.project, body: { private_data_action: 'replace', private_data: { k: 'v' } } });
+    await stack.api.request('PATCH', instancePath, {
+      token: ctx.project,
+      body: { private_data_action: 'replace', private_data: { k: 'v' } },
+    });
     expect((await ctx.call()).status).toBe(202);
 
     await stack.api.request('PATCH', instancePath, { token: ctx.project, body: { enabled: false } });
@@ -244,16 +333,29 @@ describe('refused calls (409)', () => {
     expect((await stack.api.request('GET', `${ctx.base}/tools`, { token: ctx.agent })).body.data).toEqual([]);
     await stack.api.request('PATCH', instancePath, { token: ctx.project, body: { enabled: true } });
 
-    await stack.api.request('PUT', `/v1/apps/${ctx.app.id}/agent-tools`, { token: ctx.dev, body: { enabled: false, mode: 'constructor' } });
+    await stack.api.request('PUT', `/v1/apps/${ctx.app.id}/agent-tools`, {
+      token: ctx.dev,
+      body: { enabled: false, mode: 'constructor' },
+    });
     const disabled = await ctx.call();
     expect(disabled.status).toBe(409);
     expect(disabled.body.detail).toMatch(/switched its agent tools off/);
 
-    await stack.api.request('PUT', `/v1/apps/${ctx.app.id}/agent-tools`, { token: ctx.dev, body: { enabled: true, mode: 'mcp', mcp: { url: 'https://mcp.example.com/mcp', auth_header_value_action: 'clear' } } });
+    await stack.api.request('PUT', `/v1/apps/${ctx.app.id}/agent-tools`, {
+      token: ctx.dev,
+      body: {
+        enabled: true,
+        mode: 'mcp',
+        mcp: { url: 'https://mcp.example.com/mcp', auth_header_value_action: 'clear' },
+      },
+    });
     expect((await ctx.call()).status).toBe(409);
     expect((await stack.api.request('GET', `${ctx.base}/tools`, { token: ctx.agent })).body.data).toEqual([]);
 
-    await stack.api.request('PUT', `/v1/apps/${ctx.app.id}/agent-tools`, { token: ctx.dev, body: { enabled: true, mode: 'constructor' } });
+    await stack.api.request('PUT', `/v1/apps/${ctx.app.id}/agent-tools`, {
+      token: ctx.dev,
+      body: { enabled: true, mode: 'constructor' },
+    });
     expect((await ctx.call()).status).toBe(202);
   });
 });
@@ -261,21 +363,41 @@ describe('refused calls (409)', () => {
 describe('developer call history', () => {
   it('lists the app calls newest first, with filters', async () => {
     const ctx = await setup({ execution_mode: 'instant', retry_window: null });
-    handler.on(ctx.path, ({ event }) => (event.arguments.customer_id === 'bad' ? { status: 500 } : { status: 200, body: 'ok' }));
+    handler.on(ctx.path, ({ event }) =>
+      event.arguments.customer_id === 'bad' ? { status: 500 } : { status: 200, body: 'ok' },
+    );
     const a = await ctx.call({ arguments: { customer_id: 'good' } });
     const b = await ctx.call({ arguments: { customer_id: 'bad' } });
     const list = await stack.api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls`, { token: ctx.dev });
     expect(list.body.data.map((c: { id: string }) => c.id)).toEqual([b.body.call_id, a.body.call_id]);
-    const failed = await stack.api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls?status=failed`, { token: ctx.dev });
+    const failed = await stack.api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls?status=failed`, {
+      token: ctx.dev,
+    });
     expect(failed.body.data.map((c: { id: string }) => c.id)).toEqual([b.body.call_id]);
-    const byTool = await stack.api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls?tool_name=find_customer&agent_id=${ctx.agentId}&limit=1`, { token: ctx.dev });
+    const byTool = await stack.api.request(
+      'GET',
+      `/v1/apps/${ctx.app.id}/tool-calls?tool_name=find_customer&agent_id=${ctx.agentId}&limit=1`,
+      { token: ctx.dev },
+    );
     expect(byTool.body.data).toHaveLength(1);
     expect(byTool.body.next_cursor).not.toBeNull();
-    expect((await stack.api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls?tool_name=other`, { token: ctx.dev })).body.data).toEqual([]);
+    expect(
+      (await stack.api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls?tool_name=other`, { token: ctx.dev })).body
+        .data,
+    ).toEqual([]);
     const stranger = await import('../support/tokens.js').then((t) => t.developerToken('dev_stranger'));
     expect((await stack.api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls`, { token: stranger })).status).toBe(404);
-    expect((await stack.api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls/${a.body.call_id}`, { token: stranger })).status).toBe(404);
-    expect((await stack.api.request('POST', `/v1/apps/${ctx.app.id}/tool-calls/${a.body.call_id}/replay`, { token: stranger })).status).toBe(404);
+    expect(
+      (await stack.api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls/${a.body.call_id}`, { token: stranger }))
+        .status,
+    ).toBe(404);
+    expect(
+      (
+        await stack.api.request('POST', `/v1/apps/${ctx.app.id}/tool-calls/${a.body.call_id}/replay`, {
+          token: stranger,
+        })
+      ).status,
+    ).toBe(404);
   });
 });
 

@@ -24,29 +24,44 @@ describe.each([
   it(`makes all ${attempts} attempts at their scaled offsets from the first, then fails`, async () => {
     const path = `/hook/${window}`;
     handler.on(path, () => ({ status: 500 }));
-    const ctx = await agentWithTools(stack.api, [httpTool({ handler_url: handler.url(path), execution_mode: 'background', retry_window: window })]);
+    const ctx = await agentWithTools(stack.api, [
+      httpTool({ handler_url: handler.url(path), execution_mode: 'background', retry_window: window }),
+    ]);
     handler.secrets = [ctx.app.webhook_secret];
     const accepted = await stack.api.request('POST', `${ctx.base}/tool-calls`, {
       token: ctx.agent,
-      body: { tool: `${ctx.app.name.replace(/-/g, '_')}_find_customer`, dialog_id: 'd', arguments: { customer_id: 'c' } },
+      body: {
+        tool: `${ctx.app.name.replace(/-/g, '_')}_find_customer`,
+        dialog_id: 'd',
+        arguments: { customer_id: 'c' },
+      },
     });
     expect(accepted.status).toBe(202);
-    const finished = await stack.api.request('GET', `${ctx.base}/tool-calls/${accepted.body.call_id}?wait=30`, { token: ctx.agent });
+    const finished = await stack.api.request('GET', `${ctx.base}/tool-calls/${accepted.body.call_id}?wait=30`, {
+      token: ctx.agent,
+    });
     expect(finished.body.status).toBe('failed');
 
     const times = handler.at(path).map((r) => r.receivedAt);
     const expected = retryOffsetsMs(window).map((offset) => offset * scale);
     expect(times).toHaveLength(attempts);
     // Offsets run from the moment attempt 1 went out (its recorded start), not from when it happened to arrive.
-    const detail = await stack.api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls/${accepted.body.call_id}`, { token: ctx.dev });
+    const detail = await stack.api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls/${accepted.body.call_id}`, {
+      token: ctx.dev,
+    });
     const firstSentAt = Date.parse(detail.body.attempts[0].started_at);
     times.forEach((t, i) => {
       const offset = t - firstSentAt;
-      expect(offset, `attempt ${i + 1} at ${offset} ms, due at ${expected[i]} ms`).toBeGreaterThanOrEqual(expected[i] - 2);
-      expect(offset, `attempt ${i + 1} at ${offset} ms, due at ${expected[i]} ms`).toBeLessThanOrEqual(expected[i] + 250);
+      expect(offset, `attempt ${i + 1} at ${offset} ms, due at ${expected[i]} ms`).toBeGreaterThanOrEqual(
+        expected[i] - 2,
+      );
+      expect(offset, `attempt ${i + 1} at ${offset} ms, due at ${expected[i]} ms`).toBeLessThanOrEqual(
+        expected[i] + 250,
+      );
     });
     expect(new Set(handler.at(path).map((r) => r.rawBody.toString('base64'))).size).toBe(1);
     // A fresh timestamp header on every attempt (whole seconds, so equal within one second).
-    for (const r of handler.at(path)) expect(Math.abs(Number(r.headers['x-webhook-timestamp']) * 1000 - r.receivedAt)).toBeLessThan(1500);
+    for (const r of handler.at(path))
+      expect(Math.abs(Number(r.headers['x-webhook-timestamp']) * 1000 - r.receivedAt)).toBeLessThan(1500);
   }, 40_000);
 });

@@ -27,11 +27,18 @@ async function setup() {
     const before = handler.at(path).length;
     const call = await api.request('POST', `${ctx.base}/tool-calls`, {
       token: ctx.agent,
-      body: { tool: `${ctx.app.name.replace(/-/g, '_')}_find_customer`, dialog_id: 'd', arguments: { customer_id: 'c' } },
+      body: {
+        tool: `${ctx.app.name.replace(/-/g, '_')}_find_customer`,
+        dialog_id: 'd',
+        arguments: { customer_id: 'c' },
+      },
     });
     expect(call.body.status, JSON.stringify(call.body)).toBe('succeeded');
     const webhook = handler.at(path)[before];
-    return { signatures: (webhook.headers['x-webhook-signature'] as string).split(' '), verifiedWith: webhook.verifiedWith };
+    return {
+      signatures: (webhook.headers['x-webhook-signature'] as string).split(' '),
+      verifiedWith: webhook.verifiedWith,
+    };
   };
   return { ...ctx, rotate, deliver };
 }

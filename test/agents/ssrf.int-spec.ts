@@ -43,7 +43,9 @@ async function instantCall(url: string) {
 describe('the SSRF guard', () => {
   it('refuses an IP literal, naming it: the call fails blocked_address and the handler receives nothing', async () => {
     const port = Number(new URL(handler.baseUrl).port);
-    expect(await instantCall(`http://127.0.0.1:${port}/hook`)).toMatch(/"127\.0\.0\.1" is not public \(loopback address 127\.0\.0\.1\)/);
+    expect(await instantCall(`http://127.0.0.1:${port}/hook`)).toMatch(
+      /"127\.0\.0\.1" is not public \(loopback address 127\.0\.0\.1\)/,
+    );
   });
 
   it.each([
@@ -60,9 +62,18 @@ describe('the SSRF guard', () => {
 
   it('refuses an MCP server whose name resolves to a private address, without naming it', async () => {
     const dev = await developerToken('dev_ssrf');
-    const app = (await stack.api.request('POST', '/v1/apps', { token: dev, body: { name: 'ssrf-mcp', display_name: 'Intranet' } })).body;
+    const app = (
+      await stack.api.request('POST', '/v1/apps', { token: dev, body: { name: 'ssrf-mcp', display_name: 'Intranet' } })
+    ).body;
     const mcp = { url: 'http://intranet.toolgate.test:8080/mcp', auth_header_value_action: 'clear' };
-    expect((await stack.api.request('PUT', `/v1/apps/${app.id}/agent-tools`, { token: dev, body: { enabled: true, mode: 'mcp', mcp } })).status).toBe(200);
+    expect(
+      (
+        await stack.api.request('PUT', `/v1/apps/${app.id}/agent-tools`, {
+          token: dev,
+          body: { enabled: true, mode: 'mcp', mcp },
+        })
+      ).status,
+    ).toBe(200);
     const refresh = await stack.api.request('POST', `/v1/apps/${app.id}/mcp/refresh`, { token: dev });
     expect(refresh.status).toBe(503);
     expect(refresh.body.detail).toContain('host "intranet.toolgate.test" resolves to a non-public address');
@@ -70,15 +81,28 @@ describe('the SSRF guard', () => {
   });
 
   it('refuses queued calls the same way, on every attempt, and records why', async () => {
-    const ctx = await agentWithTools(stack.api, [httpTool({ handler_url: 'http://10.255.255.1/hook', execution_mode: 'wait', retry_window: '5m' })]);
+    const ctx = await agentWithTools(stack.api, [
+      httpTool({ handler_url: 'http://10.255.255.1/hook', execution_mode: 'wait', retry_window: '5m' }),
+    ]);
     const accepted = await stack.api.request('POST', `${ctx.base}/tool-calls`, {
       token: ctx.agent,
-      body: { tool: `${ctx.app.name.replace(/-/g, '_')}_find_customer`, dialog_id: 'd', arguments: { customer_id: 'c' } },
+      body: {
+        tool: `${ctx.app.name.replace(/-/g, '_')}_find_customer`,
+        dialog_id: 'd',
+        arguments: { customer_id: 'c' },
+      },
     });
-    const finished = await stack.api.request('GET', `${ctx.base}/tool-calls/${accepted.body.call_id}?wait=20`, { token: ctx.agent });
+    const finished = await stack.api.request('GET', `${ctx.base}/tool-calls/${accepted.body.call_id}?wait=20`, {
+      token: ctx.agent,
+    });
     expect(finished.body).toMatchObject({ status: 'failed', error: { kind: 'blocked_address' } });
-    const detail = await stack.api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls/${accepted.body.call_id}`, { token: ctx.dev });
+    const detail = await stack.api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls/${accepted.body.call_id}`, {
+      token: ctx.dev,
+    });
     expect(detail.body.attempts).toHaveLength(5);
-    expect(detail.body.attempts[0]).toMatchObject({ outcome: 'blocked_address', error: expect.stringMatching(/private address 10\.255\.255\.1/) });
+    expect(detail.body.attempts[0]).toMatchObject({
+      outcome: 'blocked_address',
+      error: expect.stringMatching(/private address 10\.255\.255\.1/),
+    });
   });
 });

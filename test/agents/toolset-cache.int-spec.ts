@@ -18,7 +18,9 @@ afterAll(async () => {
 
 describe('the tool list of an agent with 100 tools', () => {
   it('is served from the cache, and changes on every replica as soon as a tool changes', async () => {
-    const tools = Array.from({ length: 100 }, (_, i) => httpTool({ name: `tool_${i}`, handler_url: `https://example.com/${i}` }));
+    const tools = Array.from({ length: 100 }, (_, i) =>
+      httpTool({ name: `tool_${i}`, handler_url: `https://example.com/${i}` }),
+    );
     const ctx = await agentWithTools(a, tools);
     const list = (api: TestApi) => api.request('GET', `${ctx.base}/tools`, { token: ctx.agent });
     const first = await list(b);
@@ -31,20 +33,29 @@ describe('the tool list of an agent with 100 tools', () => {
 
     // A change through the API on replica A reaches replica B's next read.
     const toolId = ctx.tools[1].id;
-    const patched = await a.request('PATCH', `/v1/apps/${ctx.app.id}/tools/${toolId}`, { token: ctx.dev, body: { agent_description: 'New words for the model' } });
+    const patched = await a.request('PATCH', `/v1/apps/${ctx.app.id}/tools/${toolId}`, {
+      token: ctx.dev,
+      body: { agent_description: 'New words for the model' },
+    });
     expect(patched.status).toBe(200);
     const afterPatch = (await list(b)).body.data;
     expect(afterPatch[1].description).toBe('[App "Shop"] New words for the model');
     expect(afterPatch[0].description).toBe('[App "Shop"] changed in the database only');
 
     const instance = ctx.instances[2];
-    await a.request('PATCH', `/v1/projects/${ctx.projectId}/agents/${ctx.agentId}/tool-instances/${instance.id}`, { token: ctx.project, body: { enabled: false } });
+    await a.request('PATCH', `/v1/projects/${ctx.projectId}/agents/${ctx.agentId}/tool-instances/${instance.id}`, {
+      token: ctx.project,
+      body: { enabled: false },
+    });
     expect((await list(b)).body.data).toHaveLength(99);
 
     await a.request('PATCH', `/v1/apps/${ctx.app.id}`, { token: ctx.dev, body: { display_name: 'Renamed Shop' } });
     expect((await list(b)).body.data[0].description).toMatch(/^\[App "Renamed Shop"\]/);
 
-    await a.request('PUT', `/v1/apps/${ctx.app.id}/agent-tools`, { token: ctx.dev, body: { enabled: false, mode: 'constructor' } });
+    await a.request('PUT', `/v1/apps/${ctx.app.id}/agent-tools`, {
+      token: ctx.dev,
+      body: { enabled: false, mode: 'constructor' },
+    });
     expect((await list(b)).body.data).toHaveLength(0);
   }, 60_000);
 });

@@ -24,7 +24,10 @@ afterAll(async () => {
 
 type AnyClient = {
   listTools(): Promise<{ tools: { name: string; inputSchema: unknown }[] }>;
-  callTool(params: { name: string; arguments?: Record<string, unknown> }, ...rest: unknown[]): Promise<Record<string, any>>;
+  callTool(
+    params: { name: string; arguments?: Record<string, unknown> },
+    ...rest: unknown[]
+  ): Promise<Record<string, any>>;
   close(): Promise<void>;
 };
 
@@ -34,11 +37,11 @@ async function connect(kind: 'v1' | 'v2', agentId: string, token: string): Promi
   if (kind === 'v1') {
     const client = new V1Client({ name: 'test-v1', version: '1.0.0' });
     await client.connect(new V1Transport(url, { requestInit: { headers } }));
-    return client as unknown as AnyClient;
+    return client;
   }
   const client = new V2Client({ name: 'test-v2', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
   await client.connect(new V2Transport(url, { requestInit: { headers } }));
-  return client as unknown as AnyClient;
+  return client;
 }
 
 /** callTool with a long timeout, in each SDK's argument order. */
@@ -47,7 +50,12 @@ function callLong(kind: 'v1' | 'v2', client: AnyClient, params: { name: string; 
   return kind === 'v1' ? client.callTool(params, undefined, options) : client.callTool(params, options);
 }
 
-async function withClient<T>(kind: 'v1' | 'v2', agentId: string, token: string, use: (client: AnyClient) => Promise<T>): Promise<T> {
+async function withClient<T>(
+  kind: 'v1' | 'v2',
+  agentId: string,
+  token: string,
+  use: (client: AnyClient) => Promise<T>,
+): Promise<T> {
   const client = await connect(kind, agentId, token);
   try {
     return await use(client);
@@ -67,7 +75,9 @@ async function callPastDeadline(kind: 'v1' | 'v2', client: AnyClient, name: stri
   const answer = await callLong(kind, client, { name, arguments: { customer_id: 'x' } });
   expect(answer.isError).toBeFalsy();
   const text = answer.content[0].text as string;
-  const match = new RegExp(`^Still running after 2 s: call (call_[0-9a-f]+) .*call ${STATUS_TOOL} with \\{"call_id": "(call_[0-9a-f]+)"\\}`).exec(text);
+  const match = new RegExp(
+    `^Still running after 2 s: call (call_[0-9a-f]+) .*call ${STATUS_TOOL} with \\{"call_id": "(call_[0-9a-f]+)"\\}`,
+  ).exec(text);
   expect(match, text).not.toBeNull();
   expect(match![2]).toBe(match![1]);
   return match![1];
@@ -76,8 +86,14 @@ async function callPastDeadline(kind: 'v1' | 'v2', client: AnyClient, name: stri
 describe.each(['v1', 'v2'] as const)('with the %s SDK client', (kind) => {
   it(`finishes a wait call that outlived the deadline through ${STATUS_TOOL}, with the finished call's answer`, async () => {
     const path = `/status-${kind}/flaky`;
-    handler.on(path, ({ attempt }) => (attempt < 3 ? { status: 503 } : { status: 200, body: '{"done":true}', headers: { 'content-type': 'application/json' } }));
-    const ctx = await httpAgent([httpTool({ handler_url: handler.url(path), execution_mode: 'wait', retry_window: '5m' })]);
+    handler.on(path, ({ attempt }) =>
+      attempt < 3
+        ? { status: 503 }
+        : { status: 200, body: '{"done":true}', headers: { 'content-type': 'application/json' } },
+    );
+    const ctx = await httpAgent([
+      httpTool({ handler_url: handler.url(path), execution_mode: 'wait', retry_window: '5m' }),
+    ]);
     await withClient(kind, ctx.agentId, ctx.agent, async (client) => {
       const listed = (await client.listTools()).tools;
       expect(listed.map((t) => t.name)).toEqual([`${ctx.prefix}find_customer`, STATUS_TOOL]);
@@ -88,7 +104,9 @@ describe.each(['v1', 'v2'] as const)('with the %s SDK client', (kind) => {
       for (let i = 0; i < 5; i += 1) {
         answer = await callLong(kind, client, { name: STATUS_TOOL, arguments: { call_id: callId } });
         if (answer.structuredContent?.status === undefined) break;
-        expect(answer.content[0].text).toMatch(new RegExp(`^Still running after 2 s more: call ${callId} \\(status (queued|in_progress)\\)`));
+        expect(answer.content[0].text).toMatch(
+          new RegExp(`^Still running after 2 s more: call ${callId} \\(status (queued|in_progress)\\)`),
+        );
       }
       expect(answer.isError).toBeFalsy();
       expect(answer.content).toEqual([{ type: 'text', text: '{"done":true}' }]);
@@ -103,11 +121,16 @@ describe.each(['v1', 'v2'] as const)('with the %s SDK client', (kind) => {
   it(`answers a failed call through ${STATUS_TOOL} as the failed call's isError result`, async () => {
     const path = `/status-${kind}/broken`;
     handler.on(path, () => ({ status: 500 }));
-    const ctx = await httpAgent([httpTool({ handler_url: handler.url(path), execution_mode: 'wait', retry_window: '5m' })]);
+    const ctx = await httpAgent([
+      httpTool({ handler_url: handler.url(path), execution_mode: 'wait', retry_window: '5m' }),
+    ]);
     await withClient(kind, ctx.agentId, ctx.agent, async (client) => {
       const callId = await callPastDeadline(kind, client, `${ctx.prefix}find_customer`);
       const pending = await callLong(kind, client, { name: STATUS_TOOL, arguments: { call_id: callId } });
-      expect(pending.structuredContent).toEqual({ call_id: callId, status: expect.stringMatching(/^(queued|in_progress)$/) });
+      expect(pending.structuredContent).toEqual({
+        call_id: callId,
+        status: expect.stringMatching(/^(queued|in_progress)$/),
+      });
       await stack.api.request('POST', `${ctx.base}/tool-calls/${callId}/cancel`, { token: ctx.agent });
       const cancelled = await client.callTool({ name: STATUS_TOOL, arguments: { call_id: callId } });
       expect(cancelled.isError).toBe(true);
@@ -118,8 +141,12 @@ describe.each(['v1', 'v2'] as const)('with the %s SDK client', (kind) => {
   it(`lists ${STATUS_TOOL} only to an agent with a wait tool, and finds only the agent's own calls`, async () => {
     const path = `/status-${kind}/owner`;
     handler.on(path, () => ({ status: 500 }));
-    const owner = await httpAgent([httpTool({ handler_url: handler.url(path), execution_mode: 'wait', retry_window: '5m' })]);
-    const callId = await withClient(kind, owner.agentId, owner.agent, (client) => callPastDeadline(kind, client, `${owner.prefix}find_customer`));
+    const owner = await httpAgent([
+      httpTool({ handler_url: handler.url(path), execution_mode: 'wait', retry_window: '5m' }),
+    ]);
+    const callId = await withClient(kind, owner.agentId, owner.agent, (client) =>
+      callPastDeadline(kind, client, `${owner.prefix}find_customer`),
+    );
     const sameProject = await httpAgent([httpTool({ handler_url: handler.url(path) })], { projectId: owner.projectId });
     const sameAgentId = await httpAgent([httpTool({ handler_url: handler.url(path) })], { agentId: owner.agentId });
     for (const other of [sameProject, sameAgentId]) {

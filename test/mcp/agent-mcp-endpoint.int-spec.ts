@@ -19,7 +19,11 @@ let everything: EverythingServer;
 beforeAll(async () => {
   handler = await new WebhookHandler().start();
   everything = await startEverything();
-  stack = await startTestStack({ RETRY_TIME_SCALE: String(SCALE), MCP_WAIT_DEADLINE_S: '6', RECONCILE_INTERVAL_MS: '500' });
+  stack = await startTestStack({
+    RETRY_TIME_SCALE: String(SCALE),
+    MCP_WAIT_DEADLINE_S: '6',
+    RECONCILE_INTERVAL_MS: '500',
+  });
 }, 60_000);
 afterAll(async () => {
   await stack.close();
@@ -28,8 +32,13 @@ afterAll(async () => {
 });
 
 type AnyClient = {
-  listTools(): Promise<{ tools: { name: string; description?: string; inputSchema: unknown; annotations?: unknown }[] }>;
-  callTool(params: { name: string; arguments?: Record<string, unknown> }, ...rest: unknown[]): Promise<Record<string, any>>;
+  listTools(): Promise<{
+    tools: { name: string; description?: string; inputSchema: unknown; annotations?: unknown }[];
+  }>;
+  callTool(
+    params: { name: string; arguments?: Record<string, unknown> },
+    ...rest: unknown[]
+  ): Promise<Record<string, any>>;
   close(): Promise<void>;
 };
 
@@ -39,15 +48,20 @@ async function connect(kind: 'v1' | 'v2', agentId: string, token: string): Promi
   if (kind === 'v1') {
     const client = new V1Client({ name: 'test-v1', version: '1.0.0' });
     await client.connect(new V1Transport(url, { requestInit: { headers } }));
-    return client as unknown as AnyClient;
+    return client;
   }
   const client = new V2Client({ name: 'test-v2', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
   await client.connect(new V2Transport(url, { requestInit: { headers } }));
-  return client as unknown as AnyClient;
+  return client;
 }
 
 /** callTool with progress and a signal, in each SDK's argument order. */
-function callWith(kind: 'v1' | 'v2', client: AnyClient, params: { name: string; arguments?: Record<string, unknown> }, options: Record<string, unknown>) {
+function callWith(
+  kind: 'v1' | 'v2',
+  client: AnyClient,
+  params: { name: string; arguments?: Record<string, unknown> },
+  options: Record<string, unknown>,
+) {
   return kind === 'v1' ? client.callTool(params, undefined, options) : client.callTool(params, options);
 }
 
@@ -60,13 +74,18 @@ async function httpAgent(tools: Record<string, unknown>[]) {
 describe.each(['v1', 'v2'] as const)('with the %s SDK client', (kind) => {
   it('lists exactly the tools of the REST listing, and calls an instant HTTP tool', async () => {
     const path = `/mcp-${kind}/instant`;
-    const ctx = await httpAgent([httpTool({ handler_url: handler.url(path) }), httpTool({ name: 'plain_text', handler_url: handler.url(`${path}/text`) })]);
+    const ctx = await httpAgent([
+      httpTool({ handler_url: handler.url(path) }),
+      httpTool({ name: 'plain_text', handler_url: handler.url(`${path}/text`) }),
+    ]);
     handler.on(`${path}/text`, () => ({ status: 200, body: 'just words', headers: { 'content-type': 'text/plain' } }));
     const client = await connect(kind, ctx.agentId, ctx.agent);
     try {
       const rest = (await stack.api.request('GET', `${ctx.base}/tools`, { token: ctx.agent })).body.data;
       const listed = (await client.listTools()).tools;
-      expect(listed.map((t) => [t.name, t.description, t.inputSchema])).toEqual(rest.map((t: any) => [t.name, t.description, t.parameters]));
+      expect(listed.map((t) => [t.name, t.description, t.inputSchema])).toEqual(
+        rest.map((t: any) => [t.name, t.description, t.parameters]),
+      );
       expect(listed[0].description).toMatch(/^\[App "Shop"\] /);
 
       const result = await client.callTool({ name: `${ctx.prefix}find_customer`, arguments: { customer_id: 'c7' } });
@@ -83,9 +102,16 @@ describe.each(['v1', 'v2'] as const)('with the %s SDK client', (kind) => {
 
   it('answers a failing handler and bad arguments with isError results the model can read', async () => {
     const path = `/mcp-${kind}/failing`;
-    handler.on(path, () => ({ status: 404, body: '{"error":"customer 42 not found"}', headers: { 'content-type': 'application/json' } }));
+    handler.on(path, () => ({
+      status: 404,
+      body: '{"error":"customer 42 not found"}',
+      headers: { 'content-type': 'application/json' },
+    }));
     handler.on(`${path}/empty`, () => ({ status: 200 }));
-    const ctx = await httpAgent([httpTool({ handler_url: handler.url(path) }), httpTool({ name: 'empty', handler_url: handler.url(`${path}/empty`) })]);
+    const ctx = await httpAgent([
+      httpTool({ handler_url: handler.url(path) }),
+      httpTool({ name: 'empty', handler_url: handler.url(`${path}/empty`) }),
+    ]);
     const client = await connect(kind, ctx.agentId, ctx.agent);
     try {
       const failed = await client.callTool({ name: `${ctx.prefix}find_customer`, arguments: { customer_id: 'x' } });
@@ -95,9 +121,14 @@ describe.each(['v1', 'v2'] as const)('with the %s SDK client', (kind) => {
       expect(empty.isError).toBeFalsy();
       expect(empty.content).toEqual([{ type: 'text', text: 'OK' }]);
       const before = handler.at(path).length;
-      const bad = await client.callTool({ name: `${ctx.prefix}find_customer`, arguments: { customer_id: 5, extra: true } });
+      const bad = await client.callTool({
+        name: `${ctx.prefix}find_customer`,
+        arguments: { customer_id: 5, extra: true },
+      });
       expect(bad.isError).toBe(true);
-      expect(bad.content[0].text).toMatch(/refused, nothing was sent: arguments\.extra: unknown parameter.*arguments\.customer_id: must be a string/);
+      expect(bad.content[0].text).toMatch(
+        /refused, nothing was sent: arguments\.extra: unknown parameter.*arguments\.customer_id: must be a string/,
+      );
       const unknown = await client.callTool({ name: 'no_such_tool', arguments: {} });
       expect(unknown.isError).toBe(true);
       expect(unknown.content[0].text).toMatch(/has no tool "no_such_tool"/);
@@ -109,19 +140,33 @@ describe.each(['v1', 'v2'] as const)('with the %s SDK client', (kind) => {
 
   it('blocks on a wait call while it is retried, sending progress, and returns its result', async () => {
     const path = `/mcp-${kind}/wait`;
-    handler.on(path, ({ attempt }) => (attempt < 3 ? { status: 503 } : { status: 200, body: '{"done":true}', headers: { 'content-type': 'application/json' } }));
-    const ctx = await httpAgent([httpTool({ handler_url: handler.url(path), execution_mode: 'wait', retry_window: '5m' })]);
+    handler.on(path, ({ attempt }) =>
+      attempt < 3
+        ? { status: 503 }
+        : { status: 200, body: '{"done":true}', headers: { 'content-type': 'application/json' } },
+    );
+    const ctx = await httpAgent([
+      httpTool({ handler_url: handler.url(path), execution_mode: 'wait', retry_window: '5m' }),
+    ]);
     const client = await connect(kind, ctx.agentId, ctx.agent);
     try {
       const progress: { progress: number; total?: number; message?: string }[] = [];
-      const result = await callWith(kind, client, { name: `${ctx.prefix}find_customer`, arguments: { customer_id: 'x' } }, { onprogress: (p: any) => progress.push(p), timeout: 30_000 });
+      const result = await callWith(
+        kind,
+        client,
+        { name: `${ctx.prefix}find_customer`, arguments: { customer_id: 'x' } },
+        { onprogress: (p: any) => progress.push(p), timeout: 30_000 },
+      );
       expect(result.isError).toBeFalsy();
       expect(result.structuredContent).toEqual({ done: true });
       expect(progress.map((p) => p.message)).toEqual([
         expect.stringMatching(/^attempt 1 of 5 failed: 503, next in \d+ ms$/),
         expect.stringMatching(/^attempt 2 of 5 failed: 503, next in \d s$/),
       ]);
-      expect(progress.map((p) => [p.progress, p.total])).toEqual([[1, 5], [2, 5]]);
+      expect(progress.map((p) => [p.progress, p.total])).toEqual([
+        [1, 5],
+        [2, 5],
+      ]);
     } finally {
       await client.close();
     }
@@ -139,23 +184,39 @@ describe.each(['v1', 'v2'] as const)('with the %s SDK client', (kind) => {
       const background = await client.callTool({ name: `${ctx.prefix}find_customer`, arguments: { customer_id: 'x' } });
       expect(background.content[0].text).toMatch(/^Accepted: call call_[0-9a-f]+ runs in the background/);
       const started = Date.now();
-      const waiting = await callWith(kind, client, { name: `${ctx.prefix}waiting`, arguments: { customer_id: 'x' } }, { timeout: 30_000 });
+      const waiting = await callWith(
+        kind,
+        client,
+        { name: `${ctx.prefix}waiting`, arguments: { customer_id: 'x' } },
+        { timeout: 30_000 },
+      );
       expect(Date.now() - started).toBeGreaterThanOrEqual(5_900);
       expect(waiting.isError).toBeFalsy();
-      expect(waiting.content[0].text).toMatch(new RegExp(`^Still running after 6 s: call (call_[0-9a-f]+) .*GET .*/v1/agents/${ctx.agentId}/tool-calls/call_[0-9a-f]+\\?wait=60`));
+      expect(waiting.content[0].text).toMatch(
+        new RegExp(
+          `^Still running after 6 s: call (call_[0-9a-f]+) .*GET .*/v1/agents/${ctx.agentId}/tool-calls/call_[0-9a-f]+\\?wait=60`,
+        ),
+      );
     } finally {
       await client.close();
     }
   }, 20_000);
 
-  it("stops further attempts of a wait call when the client cancels", async () => {
+  it('stops further attempts of a wait call when the client cancels', async () => {
     const path = `/mcp-${kind}/cancel`;
     handler.on(path, () => ({ status: 500 }));
-    const ctx = await httpAgent([httpTool({ handler_url: handler.url(path), execution_mode: 'wait', retry_window: '5m' })]);
+    const ctx = await httpAgent([
+      httpTool({ handler_url: handler.url(path), execution_mode: 'wait', retry_window: '5m' }),
+    ]);
     const client = await connect(kind, ctx.agentId, ctx.agent);
     try {
       const abort = new AbortController();
-      const pending = callWith(kind, client, { name: `${ctx.prefix}find_customer`, arguments: { customer_id: 'x' } }, { signal: abort.signal, timeout: 30_000 });
+      const pending = callWith(
+        kind,
+        client,
+        { name: `${ctx.prefix}find_customer`, arguments: { customer_id: 'x' } },
+        { signal: abort.signal, timeout: 30_000 },
+      );
       const until = Date.now() + 5000;
       while (handler.at(path).length < 1 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
       abort.abort('user cancelled');
@@ -176,28 +237,53 @@ describe.each(['v1', 'v2'] as const)('with the %s SDK client', (kind) => {
   }, 20_000);
 
   it('passes MCP tools through: echo, get-sum, an image unchanged, and long-running progress', async () => {
-    const ctx = await mcpAgent(stack.api, everything.url, ['echo', 'get-sum', 'get-tiny-image', 'trigger-long-running-operation']);
+    const ctx = await mcpAgent(stack.api, everything.url, [
+      'echo',
+      'get-sum',
+      'get-tiny-image',
+      'trigger-long-running-operation',
+    ]);
     const client = await connect(kind, ctx.agentId, ctx.agent);
     try {
       const listed = (await client.listTools()).tools;
-      expect(listed.map((t) => t.name)).toEqual(['echo', 'get-sum', 'get-tiny-image', 'trigger-long-running-operation'].map((n) => ctx.prefix + n));
+      expect(listed.map((t) => t.name)).toEqual(
+        ['echo', 'get-sum', 'get-tiny-image', 'trigger-long-running-operation'].map((n) => ctx.prefix + n),
+      );
       expect(listed[0].annotations).toEqual(expect.objectContaining({ readOnlyHint: expect.any(Boolean) }));
-      expect((await client.callTool({ name: `${ctx.prefix}echo`, arguments: { message: 'hi' } })).content).toEqual([{ type: 'text', text: 'Echo: hi' }]);
-      expect((await client.callTool({ name: `${ctx.prefix}get-sum`, arguments: { a: 20, b: 22 } })).content[0].text).toMatch(/is 42/);
+      expect((await client.callTool({ name: `${ctx.prefix}echo`, arguments: { message: 'hi' } })).content).toEqual([
+        { type: 'text', text: 'Echo: hi' },
+      ]);
+      expect(
+        (await client.callTool({ name: `${ctx.prefix}get-sum`, arguments: { a: 20, b: 22 } })).content[0].text,
+      ).toMatch(/is 42/);
       const bad = await client.callTool({ name: `${ctx.prefix}get-sum`, arguments: { a: 'twenty' } });
       expect(bad.isError).toBe(true);
       expect(bad.content).toEqual([
-        { type: 'text', text: `The call of "${ctx.prefix}get-sum" was refused, nothing was sent: arguments.b: required; arguments.a: must be number.` },
+        {
+          type: 'text',
+          text: `The call of "${ctx.prefix}get-sum" was refused, nothing was sent: arguments.b: required; arguments.a: must be number.`,
+        },
       ]);
-      const calls = await stack.api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls?tool_name=get-sum`, { token: ctx.dev });
+      const calls = await stack.api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls?tool_name=get-sum`, {
+        token: ctx.dev,
+      });
       expect(calls.body.data).toHaveLength(1); // only the good call reached the server
       const image = await client.callTool({ name: `${ctx.prefix}get-tiny-image`, arguments: {} });
       const png = image.content.find((c: { type: string }) => c.type === 'image');
       expect(png).toMatchObject({ type: 'image', mimeType: 'image/png', data: expect.stringMatching(/^iVBOR/) });
       const progress: { progress: number; total?: number }[] = [];
-      const long = await callWith(kind, client, { name: `${ctx.prefix}trigger-long-running-operation`, arguments: { duration: 1, steps: 3 } }, { onprogress: (p: any) => progress.push(p), timeout: 20_000 });
+      const long = await callWith(
+        kind,
+        client,
+        { name: `${ctx.prefix}trigger-long-running-operation`, arguments: { duration: 1, steps: 3 } },
+        { onprogress: (p: any) => progress.push(p), timeout: 20_000 },
+      );
       expect(long.isError).toBeFalsy();
-      expect(progress.map((p) => [p.progress, p.total])).toEqual([[1, 3], [2, 3], [3, 3]]);
+      expect(progress.map((p) => [p.progress, p.total])).toEqual([
+        [1, 3],
+        [2, 3],
+        [3, 3],
+      ]);
     } finally {
       await client.close();
     }
@@ -212,10 +298,15 @@ describe.each(['v1', 'v2'] as const)('progress reaching a %s SDK client', (kind)
       const client = await connect(kind, ctx.agentId, ctx.agent);
       try {
         const progress: { at: number; progress: number; total?: number; message?: string }[] = [];
-        const result = await callWith(kind, client, { name: `${ctx.prefix}burst`, arguments: { count: 60, everyMs: 20 } }, {
-          onprogress: (p: any) => progress.push({ at: Date.now(), ...p }),
-          timeout: 20_000,
-        });
+        const result = await callWith(
+          kind,
+          client,
+          { name: `${ctx.prefix}burst`, arguments: { count: 60, everyMs: 20 } },
+          {
+            onprogress: (p: any) => progress.push({ at: Date.now(), ...p }),
+            timeout: 20_000,
+          },
+        );
         expect(result.content).toEqual([{ type: 'text', text: '60 steps done' }]);
         // 60 notifications over ~1.2 s: about 6 reach the client, the last being the final state
         expect(progress.length).toBeGreaterThanOrEqual(3);
@@ -239,9 +330,18 @@ describe('the endpoint', () => {
   it('refuses a missing or bad token (401), another agent (404) and a foreign Origin (403)', async () => {
     const ctx = await httpAgent([httpTool({ handler_url: handler.url('/unused') })]);
     const url = `${stack.api.baseUrl}${ctx.base}/mcp`;
-    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    };
     const post = (headers: Record<string, string>) =>
-      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(init) });
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        body: JSON.stringify(init),
+      });
     expect((await post({})).status).toBe(401);
     expect((await post({ authorization: 'Bearer nope' })).status).toBe(401);
     const other = await agentToken(ctx.projectId, 'another_agent');

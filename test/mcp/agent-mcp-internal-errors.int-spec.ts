@@ -23,13 +23,19 @@ it('answers a failure inside tools/call with "internal error" and the request id
   handler.secrets = [ctx.app.webhook_secret];
   const requestId = 'leak-check-42';
   const client = new Client({ name: 'leak', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${api.baseUrl}${ctx.base}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${ctx.agent}`, 'x-request-id': requestId } },
-  }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${api.baseUrl}${ctx.base}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${ctx.agent}`, 'x-request-id': requestId } },
+    }),
+  );
   await api.sql('ALTER TABLE tool_calls RENAME TO tool_calls_away');
   try {
-    const error = await client.callTool({ name: `${ctx.app.name.replace(/-/g, '_')}_find_customer`, arguments: { customer_id: 'c1' } })
-      .then(() => null, (e: unknown) => e as { code?: number; message: string; data?: unknown });
+    const error = await client
+      .callTool({ name: `${ctx.app.name.replace(/-/g, '_')}_find_customer`, arguments: { customer_id: 'c1' } })
+      .then(
+        () => null,
+        (e: unknown) => e as { code?: number; message: string; data?: unknown },
+      );
     expect(error).not.toBeNull();
     expect(error!.code).toBe(-32603);
     expect(error!.message).toContain(`Internal error. Quote request id ${requestId} when reporting it.`);

@@ -28,7 +28,11 @@ async function serve(script: Parameters<typeof startScriptedServer>[0]): Promise
 async function agentCalling(reply: () => ScriptedReply) {
   const server = await serve({ toolsList: () => ({ result: { tools: [listedTool('t')] } }), toolsCall: reply });
   const ctx = await mcpAgent(api, server.url, ['t']);
-  const call = () => api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body: { tool: `${ctx.prefix}t`, dialog_id: 'd' } });
+  const call = () =>
+    api.request('POST', `${ctx.base}/tool-calls`, {
+      token: ctx.agent,
+      body: { tool: `${ctx.prefix}t`, dialog_id: 'd' },
+    });
   return { server, ctx, call };
 }
 
@@ -43,15 +47,27 @@ async function until(predicate: () => boolean | Promise<boolean>, timeoutMs: num
 
 describe('an MCP server answer over 1 MiB', () => {
   it.each([
-    ['a JSON result (declared length)', (): ScriptedReply => ({ result: { content: [{ type: 'text', text: TWO_MIB }] } })],
-    ['a result in an SSE stream (counted)', (): ScriptedReply => ({ result: { content: [{ type: 'text', text: TWO_MIB }] }, as: 'sse' })],
-    ['an error body', (): ScriptedReply => ({ http: { status: 500, headers: { 'content-type': 'text/plain' }, body: TWO_MIB } })],
+    [
+      'a JSON result (declared length)',
+      (): ScriptedReply => ({ result: { content: [{ type: 'text', text: TWO_MIB }] } }),
+    ],
+    [
+      'a result in an SSE stream (counted)',
+      (): ScriptedReply => ({ result: { content: [{ type: 'text', text: TWO_MIB }] }, as: 'sse' }),
+    ],
+    [
+      'an error body',
+      (): ScriptedReply => ({ http: { status: 500, headers: { 'content-type': 'text/plain' }, body: TWO_MIB } }),
+    ],
   ])('fails the call with response_too_large: %s', async (_, reply) => {
     const { call } = await agentCalling(reply);
     const started = Date.now();
     const response = await call();
     expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ status: 'failed', error: { kind: 'response_too_large', message: expect.stringMatching(/1 MiB/) } });
+    expect(response.body).toMatchObject({
+      status: 'failed',
+      error: { kind: 'response_too_large', message: expect.stringMatching(/1 MiB/) },
+    });
     expect(Date.now() - started).toBeLessThan(1900); // at once, not at the 2 s deadline
   });
 
@@ -76,31 +92,46 @@ describe('an MCP server', () => {
     const { server, call } = await agentCalling(() => ({ endless: true }));
     const started = Date.now();
     const response = await call();
-    expect(response.body).toMatchObject({ status: 'failed', error: { kind: 'timeout', message: 'the MCP server did not answer within 2 s' } });
+    expect(response.body).toMatchObject({
+      status: 'failed',
+      error: { kind: 'timeout', message: 'the MCP server did not answer within 2 s' },
+    });
     expect(await until(() => server.streamsClosed === 1, 1500)).toBe(true);
     expect(Date.now() - started).toBeLessThan(4000);
   });
 
   it('whose error texts are long: what is stored is cut to a few KiB', async () => {
     const long = 'e'.repeat(200 * 1024);
-    const { call } = await agentCalling(() => ({ http: { status: 500, headers: { 'content-type': 'text/plain' }, body: long } }));
+    const { call } = await agentCalling(() => ({
+      http: { status: 500, headers: { 'content-type': 'text/plain' }, body: long },
+    }));
     const failed = await call();
     expect(failed.body).toMatchObject({ status: 'failed', error: { kind: 'mcp_unavailable' } });
     expect(failed.body.error.message.length).toBeLessThan(4096);
     expect(failed.body.error.message).toMatch(/… \(cut: \d+ characters\)$/);
 
-    const { call: toolError, ctx } = await agentCalling(() => ({ result: { content: [{ type: 'text', text: long }], isError: true } }));
+    const { call: toolError, ctx } = await agentCalling(() => ({
+      result: { content: [{ type: 'text', text: long }], isError: true },
+    }));
     const refused = await toolError();
     expect(refused.body).toMatchObject({ status: 'failed', error: { kind: 'tool_error' } });
     expect(refused.body.error.message.length).toBeLessThan(4096);
-    const detail = await api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls/${refused.body.call_id}`, { token: ctx.dev });
+    const detail = await api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls/${refused.body.call_id}`, {
+      token: ctx.dev,
+    });
     expect(detail.body.attempts[0].error.length).toBeLessThan(4096);
   });
 
   it('that redirects is not followed, not even within its own origin', async () => {
     const { server, call } = await agentCalling(() => ({ http: { status: 307, headers: { location: '/elsewhere' } } }));
     const response = await call();
-    expect(response.body).toMatchObject({ status: 'failed', error: { kind: 'redirect', message: expect.stringMatching(/answered 307 \(redirect to \/elsewhere\); redirects are not followed/) } });
+    expect(response.body).toMatchObject({
+      status: 'failed',
+      error: {
+        kind: 'redirect',
+        message: expect.stringMatching(/answered 307 \(redirect to \/elsewhere\); redirects are not followed/),
+      },
+    });
     expect(server.paths).not.toContain('/elsewhere');
 
     const moved = await serve({ toolsList: () => ({ http: { status: 308, headers: { location: server.url } } }) });
@@ -128,7 +159,10 @@ describe('an MCP server', () => {
     server.notifyToolsChanged(30);
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(lists()).toBe(before + 1); // the second burst waits for the interval
-    const names = async () => (await api.request('GET', `/v1/apps/${ctx.app.id}/mcp/tools`, { token: ctx.dev })).body.data.map((t: { name: string }) => t.name);
+    const names = async () =>
+      (await api.request('GET', `/v1/apps/${ctx.app.id}/mcp/tools`, { token: ctx.dev })).body.data.map(
+        (t: { name: string }) => t.name,
+      );
     expect(await until(async () => (await names()).length === 3, 5000)).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(lists()).toBe(before + 2);

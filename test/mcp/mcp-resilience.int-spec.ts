@@ -25,7 +25,10 @@ describe('an MCP server', () => {
     const server = await startChangingServer(['alpha']);
     try {
       const ctx = await mcpAgent(api, server.url, ['alpha']);
-      const names = async () => (await api.request('GET', `/v1/apps/${ctx.app.id}/mcp/tools`, { token: ctx.dev })).body.data.map((t: { name: string }) => t.name);
+      const names = async () =>
+        (await api.request('GET', `/v1/apps/${ctx.app.id}/mcp/tools`, { token: ctx.dev })).body.data.map(
+          (t: { name: string }) => t.name,
+        );
       expect(await names()).toEqual(['alpha']);
       server.addTool('beta');
       expect(await until(async () => (await names()).includes('beta'), 10_000)).toBe(true);
@@ -39,7 +42,11 @@ describe('an MCP server', () => {
     const server = await startEverything();
     try {
       const ctx = await mcpAgent(api, server.url, ['echo']);
-      const echo = () => api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body: { tool: `${ctx.prefix}echo`, dialog_id: 'd', arguments: { message: 'again' } } });
+      const echo = () =>
+        api.request('POST', `${ctx.base}/tool-calls`, {
+          token: ctx.agent,
+          body: { tool: `${ctx.prefix}echo`, dialog_id: 'd', arguments: { message: 'again' } },
+        });
       expect((await echo()).body.status).toBe('succeeded');
       await server.stop();
       await server.start();
@@ -57,13 +64,22 @@ describe('an MCP server', () => {
       const hanging = await mcpAgent(api, slow.url, ['sleep'], { headerName: 'X-Key', headerValue: 'k' });
       const quick = await mcpAgent(api, fast.url, ['echo']);
       const started = Date.now();
-      const pending = api.request('POST', `${hanging.base}/tool-calls`, { token: hanging.agent, body: { tool: `${hanging.prefix}sleep`, dialog_id: 'd', arguments: { ms: 60_000 } } });
+      const pending = api.request('POST', `${hanging.base}/tool-calls`, {
+        token: hanging.agent,
+        body: { tool: `${hanging.prefix}sleep`, dialog_id: 'd', arguments: { ms: 60_000 } },
+      });
       const echoStarted = Date.now();
-      const echo = await api.request('POST', `${quick.base}/tool-calls`, { token: quick.agent, body: { tool: `${quick.prefix}echo`, dialog_id: 'd', arguments: { message: 'fast' } } });
+      const echo = await api.request('POST', `${quick.base}/tool-calls`, {
+        token: quick.agent,
+        body: { tool: `${quick.prefix}echo`, dialog_id: 'd', arguments: { message: 'fast' } },
+      });
       expect(echo.body.status).toBe('succeeded');
       expect(Date.now() - echoStarted).toBeLessThan(1000);
       const timedOut = await pending;
-      expect(timedOut.body).toMatchObject({ status: 'failed', error: { kind: 'timeout', message: 'the MCP server did not answer within 2 s' } });
+      expect(timedOut.body).toMatchObject({
+        status: 'failed',
+        error: { kind: 'timeout', message: 'the MCP server did not answer within 2 s' },
+      });
       expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
       expect(Date.now() - started).toBeLessThan(6000);
     } finally {

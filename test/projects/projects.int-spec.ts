@@ -19,7 +19,10 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 async function install(appId: string, token = project, projectId = 'proj_1') {
-  const response = await api.request('POST', `/v1/projects/${projectId}/installations`, { token, body: { app_id: appId } });
+  const response = await api.request('POST', `/v1/projects/${projectId}/installations`, {
+    token,
+    body: { app_id: appId },
+  });
   expect(response.status).toBe(201);
   return response.body as { id: string };
 }
@@ -37,9 +40,19 @@ describe('installations', () => {
     const p = await freshProject();
     const first = await api.request('POST', `${p.base}/installations`, { token: p.token, body: { app_id: app.id } });
     expect(first.status).toBe(201);
-    expect(first.body).toMatchObject({ id: expect.stringMatching(/^inst_/), project_id: p.id, app_id: app.id, app: { name: app.name, display_name: 'Shop' } });
-    expect((await api.request('POST', `${p.base}/installations`, { token: p.token, body: { app_id: app.id } })).status).toBe(409);
-    const unknown = await api.request('POST', `${p.base}/installations`, { token: p.token, body: { app_id: 'app_00000000000000000000000000000000' } });
+    expect(first.body).toMatchObject({
+      id: expect.stringMatching(/^inst_/),
+      project_id: p.id,
+      app_id: app.id,
+      app: { name: app.name, display_name: 'Shop' },
+    });
+    expect(
+      (await api.request('POST', `${p.base}/installations`, { token: p.token, body: { app_id: app.id } })).status,
+    ).toBe(409);
+    const unknown = await api.request('POST', `${p.base}/installations`, {
+      token: p.token,
+      body: { app_id: 'app_00000000000000000000000000000000' },
+    });
     expect(unknown.status).toBe(404);
     const list = await api.request('GET', `${p.base}/installations`, { token: p.token });
     expect(list.body).toEqual({ data: [first.body], next_cursor: null });
@@ -48,38 +61,84 @@ describe('installations', () => {
   it('uninstalls only with ?confirm=true, removing the instances', async () => {
     const { app } = await createEnabledApp(api, dev, { tools: [httpTool()] });
     const p = await freshProject();
-    const installation = (await api.request('POST', `${p.base}/installations`, { token: p.token, body: { app_id: app.id } })).body;
-    const instance = await api.request('POST', `${p.base}/agents/a1/tool-instances`, { token: p.token, body: { installation_id: installation.id, tool_name: 'find_customer' } });
+    const installation = (
+      await api.request('POST', `${p.base}/installations`, { token: p.token, body: { app_id: app.id } })
+    ).body;
+    const instance = await api.request('POST', `${p.base}/agents/a1/tool-instances`, {
+      token: p.token,
+      body: { installation_id: installation.id, tool_name: 'find_customer' },
+    });
     expect(instance.status).toBe(201);
-    expect((await api.request('DELETE', `${p.base}/installations/${installation.id}`, { token: p.token })).status).toBe(428);
-    expect((await api.request('DELETE', `${p.base}/installations/${installation.id}?confirm=true`, { token: p.token })).status).toBe(204);
+    expect((await api.request('DELETE', `${p.base}/installations/${installation.id}`, { token: p.token })).status).toBe(
+      428,
+    );
+    expect(
+      (await api.request('DELETE', `${p.base}/installations/${installation.id}?confirm=true`, { token: p.token }))
+        .status,
+    ).toBe(204);
     expect(await api.sql('SELECT id FROM tool_instances WHERE id = $1', [instance.body.id])).toEqual([]);
   });
 
   it('lists the installable tools of the current saved mode in the asked language, none while disabled', async () => {
-    const { app } = await createEnabledApp(api, dev, { tools: [httpTool({ response_description: { ru: 'Карточка', en: 'Card' } })] });
+    const { app } = await createEnabledApp(api, dev, {
+      tools: [httpTool({ response_description: { ru: 'Карточка', en: 'Card' } })],
+    });
     const p = await freshProject();
-    const installation = (await api.request('POST', `${p.base}/installations`, { token: p.token, body: { app_id: app.id } })).body;
+    const installation = (
+      await api.request('POST', `${p.base}/installations`, { token: p.token, body: { app_id: app.id } })
+    ).body;
     const en = await api.request('GET', `${p.base}/installations/${installation.id}/tools?lang=en`, { token: p.token });
     expect(en.status).toBe(200);
     expect(en.body.data).toEqual([
-      expect.objectContaining({ name: 'find_customer', kind: 'http', title: 'Find customer', description: 'Finds a customer by number', response_description: 'Card', execution_mode: 'instant' }),
+      expect.objectContaining({
+        name: 'find_customer',
+        kind: 'http',
+        title: 'Find customer',
+        description: 'Finds a customer by number',
+        response_description: 'Card',
+        execution_mode: 'instant',
+      }),
     ]);
     const ru = await api.request('GET', `${p.base}/installations/${installation.id}/tools?lang=ru`, { token: p.token });
     expect(ru.body.data[0]).toMatchObject({ title: 'Найти клиента', response_description: 'Карточка' });
-    expect((await api.request('GET', `${p.base}/installations/${installation.id}/tools?lang=de`, { token: p.token })).status).toBe(422);
+    expect(
+      (await api.request('GET', `${p.base}/installations/${installation.id}/tools?lang=de`, { token: p.token })).status,
+    ).toBe(422);
 
-    await api.request('PUT', `/v1/apps/${app.id}/agent-tools`, { token: dev, body: { enabled: true, mode: 'mcp', mcp: { url: 'https://mcp.example.com/mcp', auth_header_value_action: 'clear' } } });
-    expect((await api.request('GET', `${p.base}/installations/${installation.id}/tools`, { token: p.token })).body.data).toEqual([]);
-    await api.request('PUT', `/v1/apps/${app.id}/agent-tools`, { token: dev, body: { enabled: false, mode: 'constructor' } });
-    expect((await api.request('GET', `${p.base}/installations/${installation.id}/tools`, { token: p.token })).body.data).toEqual([]);
+    await api.request('PUT', `/v1/apps/${app.id}/agent-tools`, {
+      token: dev,
+      body: {
+        enabled: true,
+        mode: 'mcp',
+        mcp: { url: 'https://mcp.example.com/mcp', auth_header_value_action: 'clear' },
+      },
+    });
+    expect(
+      (await api.request('GET', `${p.base}/installations/${installation.id}/tools`, { token: p.token })).body.data,
+    ).toEqual([]);
+    await api.request('PUT', `/v1/apps/${app.id}/agent-tools`, {
+      token: dev,
+      body: { enabled: false, mode: 'constructor' },
+    });
+    expect(
+      (await api.request('GET', `${p.base}/installations/${installation.id}/tools`, { token: p.token })).body.data,
+    ).toEqual([]);
   });
 
   it("answers 404 for another project's installation and refuses a token for another project's path", async () => {
     const { app } = await createEnabledApp(api, dev);
     const installation = await install(app.id);
-    expect((await api.request('GET', `/v1/projects/proj_2/installations/${installation.id}/tools`, { token: otherProject })).status).toBe(404);
-    expect((await api.request('DELETE', `/v1/projects/proj_2/installations/${installation.id}?confirm=true`, { token: otherProject })).status).toBe(404);
+    expect(
+      (await api.request('GET', `/v1/projects/proj_2/installations/${installation.id}/tools`, { token: otherProject }))
+        .status,
+    ).toBe(404);
+    expect(
+      (
+        await api.request('DELETE', `/v1/projects/proj_2/installations/${installation.id}?confirm=true`, {
+          token: otherProject,
+        })
+      ).status,
+    ).toBe(404);
     expect((await api.request('GET', '/v1/projects/proj_1/installations', { token: otherProject })).status).toBe(404);
     expect((await api.request('GET', '/v1/projects/proj_1/installations')).status).toBe(401);
   });
@@ -89,11 +148,19 @@ describe('tool instances', () => {
   const box = new SecretBox(parseSecretKeys(TEST_SECRETS_KEYS));
 
   async function setup(toolOverrides: Record<string, unknown> = {}) {
-    const { app } = await createEnabledApp(api, dev, { embeddedPage: true, tools: [httpTool({ configurable: true, ...toolOverrides })] });
+    const { app } = await createEnabledApp(api, dev, {
+      embeddedPage: true,
+      tools: [httpTool({ configurable: true, ...toolOverrides })],
+    });
     const p = await freshProject();
-    const installation = (await api.request('POST', `${p.base}/installations`, { token: p.token, body: { app_id: app.id } })).body;
+    const installation = (
+      await api.request('POST', `${p.base}/installations`, { token: p.token, body: { app_id: app.id } })
+    ).body;
     const create = (body: Record<string, unknown>, agent = 'a1') =>
-      api.request('POST', `${p.base}/agents/${agent}/tool-instances`, { token: p.token, body: { installation_id: installation.id, tool_name: 'find_customer', ...body } });
+      api.request('POST', `${p.base}/agents/${agent}/tool-instances`, {
+        token: p.token,
+        body: { installation_id: installation.id, tool_name: 'find_customer', ...body },
+      });
     return { app, p, installation, create };
   }
 
@@ -102,7 +169,15 @@ describe('tool instances', () => {
     const response = await create({
       title: 'Store 1',
       configuration: { account_id: 'store-1' },
-      configured_parameters: [{ name: 'customer_id', type: 'string', description: 'A customer of store 1', required: true, allowed_values: ['c1', 'c2'] }],
+      configured_parameters: [
+        {
+          name: 'customer_id',
+          type: 'string',
+          description: 'A customer of store 1',
+          required: true,
+          allowed_values: ['c1', 'c2'],
+        },
+      ],
       private_data: { access_token: 'very-private-token' },
       private_data_required: true,
     });
@@ -130,7 +205,8 @@ describe('tool instances', () => {
     const { p, create } = await setup();
     const instance = (await create({ private_data_required: true })).body;
     expect(instance).toMatchObject({ private_data_set: false, status: 'needs_private_data' });
-    const patch = (body: unknown) => api.request('PATCH', `${p.base}/agents/a1/tool-instances/${instance.id}`, { token: p.token, body });
+    const patch = (body: unknown) =>
+      api.request('PATCH', `${p.base}/agents/a1/tool-instances/${instance.id}`, { token: p.token, body });
 
     const replaced = await patch({ private_data_action: 'replace', private_data: { token: 'v1' } });
     expect(replaced.body).toMatchObject({ private_data_set: true, status: 'active' });
@@ -148,16 +224,37 @@ describe('tool instances', () => {
   });
 
   it('refuses what breaks an instance rule', async () => {
-    const { create } = await setup({ parameters: [{ name: 'customer_id', type: 'string', description: 'd', required: true }, { name: 'days', type: 'number', description: 'd', required: false }] });
+    const { create } = await setup({
+      parameters: [
+        { name: 'customer_id', type: 'string', description: 'd', required: true },
+        { name: 'days', type: 'number', description: 'd', required: false },
+      ],
+    });
     const big = { blob: 'x'.repeat(64 * 1024) };
     const cases: [Record<string, unknown>, number, string[]?][] = [
       [{ configuration: big }, 422, ['configuration']],
       [{ private_data: big }, 422, ['private_data']],
       [{ title: 'x'.repeat(161) }, 422, ['title']],
       [{ tool_name: 'no_such_tool' }, 422, ['tool_name']],
-      [{ configured_parameters: [{ name: 'nope', type: 'string', description: 'd', required: true }] }, 422, ['configured_parameters.0.name']],
-      [{ configured_parameters: [{ name: 'days', type: 'string', description: 'd', required: true }] }, 422, ['configured_parameters.0.type']],
-      [{ configured_parameters: [{ name: 'days', type: 'number', description: 'd', required: true, allowed_values: [1, 'two'] }] }, 422, ['configured_parameters.0.allowed_values.1']],
+      [
+        { configured_parameters: [{ name: 'nope', type: 'string', description: 'd', required: true }] },
+        422,
+        ['configured_parameters.0.name'],
+      ],
+      [
+        { configured_parameters: [{ name: 'days', type: 'string', description: 'd', required: true }] },
+        422,
+        ['configured_parameters.0.type'],
+      ],
+      [
+        {
+          configured_parameters: [
+            { name: 'days', type: 'number', description: 'd', required: true, allowed_values: [1, 'two'] },
+          ],
+        },
+        422,
+        ['configured_parameters.0.allowed_values.1'],
+      ],
       [{ configuration: [] }, 422, ['configuration']],
       [{ installation_id: 'inst_00000000000000000000000000000000' }, 404],
     ];
@@ -171,9 +268,14 @@ describe('tool instances', () => {
   it('refuses configuration for a tool that is not configurable (409)', async () => {
     const { app } = await createEnabledApp(api, dev, { tools: [httpTool()] });
     const p = await freshProject();
-    const installation = (await api.request('POST', `${p.base}/installations`, { token: p.token, body: { app_id: app.id } })).body;
+    const installation = (
+      await api.request('POST', `${p.base}/installations`, { token: p.token, body: { app_id: app.id } })
+    ).body;
     const create = (body: Record<string, unknown>) =>
-      api.request('POST', `${p.base}/agents/a1/tool-instances`, { token: p.token, body: { installation_id: installation.id, tool_name: 'find_customer', ...body } });
+      api.request('POST', `${p.base}/agents/a1/tool-instances`, {
+        token: p.token,
+        body: { installation_id: installation.id, tool_name: 'find_customer', ...body },
+      });
     for (const body of [{ configuration: { a: 1 } }, { private_data: { a: 1 } }, { private_data_required: true }]) {
       expect((await create(body)).status).toBe(409);
     }
@@ -193,10 +295,28 @@ describe('tool instances', () => {
   it("answers 404 for another project's or agent's instance", async () => {
     const { p, create } = await setup();
     const instance = (await create({})).body;
-    expect((await api.request('PATCH', `${p.base}/agents/a2/tool-instances/${instance.id}`, { token: p.token, body: { enabled: false } })).status).toBe(404);
-    expect((await api.request('DELETE', `${p.base}/agents/a2/tool-instances/${instance.id}`, { token: p.token })).status).toBe(404);
-    expect((await api.request('PATCH', `/v1/projects/proj_2/agents/a1/tool-instances/${instance.id}`, { token: otherProject, body: { enabled: false } })).status).toBe(404);
-    expect((await api.request('DELETE', `${p.base}/agents/a1/tool-instances/${instance.id}`, { token: p.token })).status).toBe(204);
+    expect(
+      (
+        await api.request('PATCH', `${p.base}/agents/a2/tool-instances/${instance.id}`, {
+          token: p.token,
+          body: { enabled: false },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (await api.request('DELETE', `${p.base}/agents/a2/tool-instances/${instance.id}`, { token: p.token })).status,
+    ).toBe(404);
+    expect(
+      (
+        await api.request('PATCH', `/v1/projects/proj_2/agents/a1/tool-instances/${instance.id}`, {
+          token: otherProject,
+          body: { enabled: false },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (await api.request('DELETE', `${p.base}/agents/a1/tool-instances/${instance.id}`, { token: p.token })).status,
+    ).toBe(204);
   });
 });
 
@@ -204,7 +324,9 @@ describe('configurator launches', () => {
   it('gives a URL with a one-time launch code that the developer exchanges within 10 minutes', async () => {
     const { app } = await createEnabledApp(api, dev, { embeddedPage: true, tools: [httpTool({ configurable: true })] });
     const p = await freshProject();
-    const installation = (await api.request('POST', `${p.base}/installations`, { token: p.token, body: { app_id: app.id } })).body;
+    const installation = (
+      await api.request('POST', `${p.base}/installations`, { token: p.token, body: { app_id: app.id } })
+    ).body;
     const before = Date.now();
     const launch = await api.request('POST', `${p.base}/agents/a1/configurator-launches`, {
       token: p.token,
@@ -224,68 +346,139 @@ describe('configurator launches', () => {
     expect(ttl).toBeGreaterThan(9.9 * 60_000);
     expect(ttl).toBeLessThan(10.1 * 60_000);
 
-    const exchange = () => api.request('POST', `/v1/apps/${app.id}/launch-codes/exchange`, { token: dev, body: { launch_code: launch.body.launch_code } });
+    const exchange = () =>
+      api.request('POST', `/v1/apps/${app.id}/launch-codes/exchange`, {
+        token: dev,
+        body: { launch_code: launch.body.launch_code },
+      });
     const first = await exchange();
     expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ mode: 'create', project_id: p.id, agent_id: 'a1', installation_id: installation.id, tool_name: 'find_customer', theme: 'dark', language: 'en', instance: null });
+    expect(first.body).toMatchObject({
+      mode: 'create',
+      project_id: p.id,
+      agent_id: 'a1',
+      installation_id: installation.id,
+      tool_name: 'find_customer',
+      theme: 'dark',
+      language: 'en',
+      instance: null,
+    });
     expect(first.body.tool.parameters).toHaveLength(2);
     expect((await exchange()).status).toBe(404);
   });
 
   it('launches in edit mode for an instance, and refuses expired codes, other apps and tools without a configurator', async () => {
-    const { app } = await createEnabledApp(api, dev, { embeddedPage: true, tools: [httpTool({ configurable: true }), httpTool({ name: 'plain' })] });
+    const { app } = await createEnabledApp(api, dev, {
+      embeddedPage: true,
+      tools: [httpTool({ configurable: true }), httpTool({ name: 'plain' })],
+    });
     const p = await freshProject();
-    const installation = (await api.request('POST', `${p.base}/installations`, { token: p.token, body: { app_id: app.id } })).body;
-    const instance = (await api.request('POST', `${p.base}/agents/a1/tool-instances`, {
-      token: p.token,
-      body: { installation_id: installation.id, tool_name: 'find_customer', configuration: { k: 'v' }, private_data: { secret: 'hidden-value' } },
-    })).body;
+    const installation = (
+      await api.request('POST', `${p.base}/installations`, { token: p.token, body: { app_id: app.id } })
+    ).body;
+    const instance = (
+      await api.request('POST', `${p.base}/agents/a1/tool-instances`, {
+        token: p.token,
+        body: {
+          installation_id: installation.id,
+          tool_name: 'find_customer',
+          configuration: { k: 'v' },
+          private_data: { secret: 'hidden-value' },
+        },
+      })
+    ).body;
     const launch = (body: Record<string, unknown>) =>
-      api.request('POST', `${p.base}/agents/a1/configurator-launches`, { token: p.token, body: { installation_id: installation.id, tool_name: 'find_customer', theme: 'light', language: 'ru', ...body } });
+      api.request('POST', `${p.base}/agents/a1/configurator-launches`, {
+        token: p.token,
+        body: { installation_id: installation.id, tool_name: 'find_customer', theme: 'light', language: 'ru', ...body },
+      });
 
     const edit = await launch({ instance_id: instance.id });
-    const exchanged = await api.request('POST', `/v1/apps/${app.id}/launch-codes/exchange`, { token: dev, body: { launch_code: edit.body.launch_code } });
-    expect(exchanged.body).toMatchObject({ mode: 'edit', instance: { id: instance.id, configuration: { k: 'v' }, private_data_set: true } });
+    const exchanged = await api.request('POST', `/v1/apps/${app.id}/launch-codes/exchange`, {
+      token: dev,
+      body: { launch_code: edit.body.launch_code },
+    });
+    expect(exchanged.body).toMatchObject({
+      mode: 'edit',
+      instance: { id: instance.id, configuration: { k: 'v' }, private_data_set: true },
+    });
     expect(exchanged.text).not.toContain('hidden-value');
 
     const expired = await launch({});
     await api.sql("UPDATE launch_codes SET expires_at = now() - interval '1 second' WHERE expires_at > now()");
-    expect((await api.request('POST', `/v1/apps/${app.id}/launch-codes/exchange`, { token: dev, body: { launch_code: expired.body.launch_code } })).status).toBe(404);
+    expect(
+      (
+        await api.request('POST', `/v1/apps/${app.id}/launch-codes/exchange`, {
+          token: dev,
+          body: { launch_code: expired.body.launch_code },
+        })
+      ).status,
+    ).toBe(404);
 
     const other = await createEnabledApp(api, dev);
     const fresh = await launch({});
-    expect((await api.request('POST', `/v1/apps/${other.app.id}/launch-codes/exchange`, { token: dev, body: { launch_code: fresh.body.launch_code } })).status).toBe(404);
+    expect(
+      (
+        await api.request('POST', `/v1/apps/${other.app.id}/launch-codes/exchange`, {
+          token: dev,
+          body: { launch_code: fresh.body.launch_code },
+        })
+      ).status,
+    ).toBe(404);
     const stranger = await developerToken('dev_stranger');
-    expect((await api.request('POST', `/v1/apps/${app.id}/launch-codes/exchange`, { token: stranger, body: { launch_code: fresh.body.launch_code } })).status).toBe(404);
+    expect(
+      (
+        await api.request('POST', `/v1/apps/${app.id}/launch-codes/exchange`, {
+          token: stranger,
+          body: { launch_code: fresh.body.launch_code },
+        })
+      ).status,
+    ).toBe(404);
 
     expect((await launch({ tool_name: 'plain' })).status).toBe(409);
     expect((await launch({ instance_id: 'ti_00000000000000000000000000000000' })).status).toBe(404);
     expect((await launch({ theme: 'blue' })).status).toBe(422);
   });
 
-  it("opens the developer page in developer mode (409 without one), and the exchange gives the whole launch context", async () => {
+  it('opens the developer page in developer mode (409 without one), and the exchange gives the whole launch context', async () => {
     const { app } = await createEnabledApp(api, dev, { embeddedPage: true, tools: [httpTool({ configurable: true })] });
     const p = await freshProject();
-    const installation = (await api.request('POST', `${p.base}/installations`, { token: p.token, body: { app_id: app.id } })).body;
+    const installation = (
+      await api.request('POST', `${p.base}/installations`, { token: p.token, body: { app_id: app.id } })
+    ).body;
     const launch = (body: Record<string, unknown>) =>
-      api.request('POST', `${p.base}/agents/a1/configurator-launches`, { token: p.token, body: { installation_id: installation.id, tool_name: 'find_customer', theme: 'dark', language: 'en', ...body } });
+      api.request('POST', `${p.base}/agents/a1/configurator-launches`, {
+        token: p.token,
+        body: { installation_id: installation.id, tool_name: 'find_customer', theme: 'dark', language: 'en', ...body },
+      });
 
     const refused = await launch({ developer_mode: true });
     expect(refused.status).toBe(409);
     expect(refused.body.detail).toMatch(/has no developer page \(developer_page_url\)/);
     expect((await launch({ developer_mode: 'yes' })).status).toBe(422);
 
-    const patched = await api.request('PATCH', `/v1/apps/${app.id}`, { token: dev, body: { developer_page_url: 'http://localhost:5173/configure' } });
+    const patched = await api.request('PATCH', `/v1/apps/${app.id}`, {
+      token: dev,
+      body: { developer_page_url: 'http://localhost:5173/configure' },
+    });
     expect(patched.status).toBe(200);
     const developer = await launch({ developer_mode: true });
     expect(developer.status).toBe(201);
     const url = new URL(developer.body.url);
     expect(`${url.origin}${url.pathname}`).toBe('http://localhost:5173/configure');
-    expect(Object.fromEntries(url.searchParams)).toEqual({ launch_code: developer.body.launch_code, senler_mode: 'tool_configurator', senler_theme: 'dark', senler_language: 'en' });
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      launch_code: developer.body.launch_code,
+      senler_mode: 'tool_configurator',
+      senler_theme: 'dark',
+      senler_language: 'en',
+    });
     const embedded = await launch({ developer_mode: false });
     expect(new URL(embedded.body.url).origin).toBe('https://shop.example.com');
 
-    const exchanged = await api.request('POST', `/v1/apps/${app.id}/launch-codes/exchange`, { token: dev, body: { launch_code: developer.body.launch_code } });
+    const exchanged = await api.request('POST', `/v1/apps/${app.id}/launch-codes/exchange`, {
+      token: dev,
+      body: { launch_code: developer.body.launch_code },
+    });
     expect(exchanged.status).toBe(200);
     expect(exchanged.body).toEqual({
       type: 'tool_configurator',

@@ -25,7 +25,7 @@ function readName(message: Buffer, start: number): { name: string; end: number }
   const labels: string[] = [];
   let at = start;
   while (message[at] !== 0) {
-    const length = message[at]!;
+    const length = message[at];
     labels.push(message.subarray(at + 1, at + 1 + length).toString('ascii'));
     at += 1 + length;
   }
@@ -36,7 +36,8 @@ function ipv6Bytes(address: string): Buffer {
   const [head, tail] = address.split('::');
   const left = head ? head.split(':') : [];
   const right = tail !== undefined && tail ? tail.split(':') : [];
-  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  const groups =
+    tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
   return Buffer.from(groups.flatMap((group) => [parseInt(group, 16) >> 8, parseInt(group, 16) & 0xff]));
 }
 
@@ -66,7 +67,10 @@ function reply(query: Buffer, questionEnd: number, type: number, addresses: stri
  * A DNS server of the tests' own over UDP on loopback (random port): answers A/AAAA from
  * `records`, NXDOMAIN for unknown names, and never answers the names `hanging` says.
  */
-export async function startDnsServer(records: Record<string, string[]> = {}, hanging: (name: string) => boolean = () => false): Promise<TestDnsServer> {
+export async function startDnsServer(
+  records: Record<string, string[]> = {},
+  hanging: (name: string) => boolean = () => false,
+): Promise<TestDnsServer> {
   const socket = createSocket('udp4');
   const server: TestDnsServer = {
     address: '',

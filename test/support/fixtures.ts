@@ -40,10 +40,16 @@ export async function createEnabledApp(
   expect(created.status).toBe(201);
   const app = created.body as { id: string; name: string; webhook_secret: string };
   if (options.embeddedPage) {
-    const patched = await api.request('PATCH', `/v1/apps/${app.id}`, { token: developerToken, body: { embedded_page_url: 'https://shop.example.com/configure?x=1' } });
+    const patched = await api.request('PATCH', `/v1/apps/${app.id}`, {
+      token: developerToken,
+      body: { embedded_page_url: 'https://shop.example.com/configure?x=1' },
+    });
     expect(patched.status).toBe(200);
   }
-  const enabled = await api.request('PUT', `/v1/apps/${app.id}/agent-tools`, { token: developerToken, body: { enabled: true, mode: 'constructor' } });
+  const enabled = await api.request('PUT', `/v1/apps/${app.id}/agent-tools`, {
+    token: developerToken,
+    body: { enabled: true, mode: 'constructor' },
+  });
   expect(enabled.status).toBe(200);
   const tools = [];
   for (const tool of options.tools ?? []) {
@@ -63,13 +69,30 @@ let agentCounter = 0;
 export async function agentWithTools(
   api: Api,
   tools: Record<string, unknown>[],
-  options: { instances?: Record<string, Record<string, unknown>>; appName?: string; displayName?: string; developer?: string; projectId?: string; agentId?: string } = {},
+  options: {
+    instances?: Record<string, Record<string, unknown>>;
+    appName?: string;
+    displayName?: string;
+    developer?: string;
+    projectId?: string;
+    agentId?: string;
+  } = {},
 ) {
   const { developerToken } = await import('./tokens.js');
   const dev = await developerToken(options.developer ?? 'dev_agents');
   const configurable = tools.some((t) => t.configurable);
-  const { app, tools: created } = await createEnabledApp(api, dev, { embeddedPage: configurable, tools, name: options.appName, displayName: options.displayName });
-  const given = await giveAppToAgent(api, app.id, created.map((t) => t.name), options);
+  const { app, tools: created } = await createEnabledApp(api, dev, {
+    embeddedPage: configurable,
+    tools,
+    name: options.appName,
+    displayName: options.displayName,
+  });
+  const given = await giveAppToAgent(
+    api,
+    app.id,
+    created.map((t) => t.name),
+    options,
+  );
   return { app, dev, tools: created, ...given };
 }
 
@@ -85,14 +108,21 @@ export async function giveAppToAgent(
   const projectId = options.projectId ?? `p_${process.pid}_${agentCounter}`;
   const agentId = options.agentId ?? `a_${process.pid}_${agentCounter}`;
   const project = await projectToken(projectId);
-  const installation = await api.request('POST', `/v1/projects/${projectId}/installations`, { token: project, body: { app_id: appId } });
+  const installation = await api.request('POST', `/v1/projects/${projectId}/installations`, {
+    token: project,
+    body: { app_id: appId },
+  });
   expect(installation.status, JSON.stringify(installation.body)).toBe(201);
   const instances = [];
   for (const toolName of toolNames) {
-    const response = await api.request('POST', `/v1/projects/${projectId}/agents/${encodeURIComponent(agentId)}/tool-instances`, {
-      token: project,
-      body: { installation_id: installation.body.id, tool_name: toolName, ...(options.instances?.[toolName] ?? {}) },
-    });
+    const response = await api.request(
+      'POST',
+      `/v1/projects/${projectId}/agents/${encodeURIComponent(agentId)}/tool-instances`,
+      {
+        token: project,
+        body: { installation_id: installation.body.id, tool_name: toolName, ...(options.instances?.[toolName] ?? {}) },
+      },
+    );
     expect(response.status, JSON.stringify(response.body)).toBe(201);
     instances.push(response.body);
   }

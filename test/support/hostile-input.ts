@@ -18,9 +18,36 @@ export interface JsonSchema {
 }
 
 const NASTY_STRINGS = [
-  '', ' ', '\u0000', 'a\u0000b', '\ud800', 'x\udfff', '\uffff', '\ufeff', '\u202e', '\u0001\u001f\u007f', '\r\n\t',
-  '💩', 'e\u0301', 'null', 'true', '0', '-1', '1e400', '{}', '[]', '../../etc/passwd', '%00', '%ZZ', "'; DROP TABLE apps; --",
-  '${jndi:ldap://x}', '<script>alert(1)</script>', '__proto__', 'constructor', `call_${'0'.repeat(32)}`, 'x'.repeat(201),
+  '',
+  ' ',
+  '\u0000',
+  'a\u0000b',
+  '\ud800',
+  'x\udfff',
+  '\uffff',
+  '\ufeff',
+  '\u202e',
+  '\u0001\u001f\u007f',
+  '\r\n\t',
+  '💩',
+  'e\u0301',
+  'null',
+  'true',
+  '0',
+  '-1',
+  '1e400',
+  '{}',
+  '[]',
+  '../../etc/passwd',
+  '%00',
+  '%ZZ',
+  "'; DROP TABLE apps; --",
+  '${jndi:ldap://x}',
+  '<script>alert(1)</script>',
+  '__proto__',
+  'constructor',
+  `call_${'0'.repeat(32)}`,
+  'x'.repeat(201),
 ];
 
 /** Any UTF-16 code unit, lone surrogates and NUL included (fast-check's own units skip half surrogates). */
@@ -57,10 +84,36 @@ const nested = (levels: number) => '{"a":['.repeat(levels) + '1' + ']}'.repeat(l
 const rawJsonText = fc.oneof(
   fc.integer({ min: 30, max: 20_000 }).map(nested),
   fc.constantFrom(
-    '{"n":1e400}', '{"n":-1e400}', '{"n":123456789012345678901234567890}', '{"n":-0}', '{"n":1E+2}', '{"n":0.1e-400}',
-    '{"a":1,"a":2}', '{"__proto__":{"polluted":true}}', '{"constructor":{"prototype":{"x":1}}}', '\ufeff{}', '{"a":"\\ud800"}',
-    '{"a":"\\u0000"}', '{"a\\u0000":1}', '{', '}', '[', '"just a string"', '42', 'null', 'true', '[]', '{"a":', '{"a":"\\x"}',
-    '{"a":01}', '{"a":NaN}', '{"a":Infinity}', "{'a':1}", '{"a":1,}', '   ', '',
+    '{"n":1e400}',
+    '{"n":-1e400}',
+    '{"n":123456789012345678901234567890}',
+    '{"n":-0}',
+    '{"n":1E+2}',
+    '{"n":0.1e-400}',
+    '{"a":1,"a":2}',
+    '{"__proto__":{"polluted":true}}',
+    '{"constructor":{"prototype":{"x":1}}}',
+    '\ufeff{}',
+    '{"a":"\\ud800"}',
+    '{"a":"\\u0000"}',
+    '{"a\\u0000":1}',
+    '{',
+    '}',
+    '[',
+    '"just a string"',
+    '42',
+    'null',
+    'true',
+    '[]',
+    '{"a":',
+    '{"a":"\\x"}',
+    '{"a":01}',
+    '{"a":NaN}',
+    '{"a":Infinity}',
+    "{'a':1}",
+    '{"a":1,}',
+    '   ',
+    '',
   ),
 );
 
@@ -70,11 +123,22 @@ export interface RawBody {
 }
 
 const oddContentType = fc.constantFrom(
-  'application/json; charset=utf-8', 'application/json; charset=latin1',
-  'application/json; charset=utf-16le', 'application/merge-patch+json', 'text/plain', 'application/x-www-form-urlencoded',
-  'multipart/form-data; boundary=x', 'application/octet-stream', '*/*', 'application/json; charset=nonsense', undefined,
+  'application/json; charset=utf-8',
+  'application/json; charset=latin1',
+  'application/json; charset=utf-16le',
+  'application/merge-patch+json',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/octet-stream',
+  '*/*',
+  'application/json; charset=nonsense',
+  undefined,
 );
-const contentType = fc.oneof({ weight: 6, arbitrary: fc.constant('application/json') }, { weight: 1, arbitrary: oddContentType });
+const contentType = fc.oneof(
+  { weight: 6, arbitrary: fc.constant('application/json') },
+  { weight: 1, arbitrary: oddContentType },
+);
 
 /** Plausible values of fields by name (`tool`, `app_id`, `arguments`, `url` for any URI): known ids and names. */
 export type KnownFields = Record<string, fc.Arbitrary<unknown>>;
@@ -84,11 +148,32 @@ export function bodyFor(schema: JsonSchema | undefined, known: KnownFields): fc.
   const fromSchema = schema ? mutated(valueOf(schema, known, 0)) : hostileJson;
   return fc.oneof(
     { weight: 1, arbitrary: fc.constant(undefined) },
-    { weight: 10, arbitrary: fc.tuple(fromSchema, contentType).map(([value, type]) => ({ bytes: JSON.stringify(value) ?? '', contentType: type })) },
-    { weight: 2, arbitrary: fc.tuple(hostileJson, contentType).map(([value, type]) => ({ bytes: JSON.stringify(value) ?? '', contentType: type })) },
-    { weight: 2, arbitrary: fc.tuple(rawJsonText, contentType).map(([text, type]) => ({ bytes: text, contentType: type })) },
-    { weight: 1, arbitrary: fc.tuple(fc.uint8Array({ maxLength: 300 }), contentType).map(([bytes, type]) => ({ bytes, contentType: type })) },
-    { weight: 1, arbitrary: fc.constant({ bytes: `{"a":"${'x'.repeat(1_100_000)}"}`, contentType: 'application/json' }) },
+    {
+      weight: 10,
+      arbitrary: fc
+        .tuple(fromSchema, contentType)
+        .map(([value, type]) => ({ bytes: JSON.stringify(value) ?? '', contentType: type })),
+    },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(hostileJson, contentType)
+        .map(([value, type]) => ({ bytes: JSON.stringify(value) ?? '', contentType: type })),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.tuple(rawJsonText, contentType).map(([text, type]) => ({ bytes: text, contentType: type })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.uint8Array({ maxLength: 300 }), contentType)
+        .map(([bytes, type]) => ({ bytes, contentType: type })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constant({ bytes: `{"a":"${'x'.repeat(1_100_000)}"}`, contentType: 'application/json' }),
+    },
   );
 }
 
@@ -97,14 +182,19 @@ function valueOf(schema: JsonSchema, known: KnownFields, depth: number, name?: s
   const wrong = depth > 3 ? scalar : hostileJson;
   const options: fc.Arbitrary<unknown>[] = [];
   if (schema.enum) options.push(fc.constantFrom(...schema.enum));
-  else if (schema.anyOf ?? schema.oneOf) options.push(...(schema.anyOf ?? schema.oneOf)!.map((s) => valueOf(s, known, depth + 1, name)));
+  else if (schema.anyOf ?? schema.oneOf)
+    options.push(...(schema.anyOf ?? schema.oneOf)!.map((s) => valueOf(s, known, depth + 1, name)));
   else if (name && known[name]) options.push(known[name]);
   else if (schema.type === 'object' || schema.properties) {
     const properties = schema.properties ?? {};
-    const model = Object.fromEntries(Object.entries(properties).map(([key, s]) => [key, valueOf(s, known, depth + 1, key)]));
+    const model = Object.fromEntries(
+      Object.entries(properties).map(([key, s]) => [key, valueOf(s, known, depth + 1, key)]),
+    );
     options.push(fc.record(model, { requiredKeys: (schema.required ?? []).filter((key) => key in properties) }));
-  } else if (schema.type === 'array') options.push(fc.array(valueOf(schema.items ?? {}, known, depth + 1), { maxLength: 3 }));
-  else if (schema.type === 'string' && schema.format === 'uri') options.push(known.url ?? fc.constant('http://127.0.0.1:1/'));
+  } else if (schema.type === 'array')
+    options.push(fc.array(valueOf(schema.items ?? {}, known, depth + 1), { maxLength: 3 }));
+  else if (schema.type === 'string' && schema.format === 'uri')
+    options.push(known.url ?? fc.constant('http://127.0.0.1:1/'));
   else if (schema.type === 'string' && schema.example !== undefined) options.push(fc.constant(schema.example));
   else if (schema.type === 'string') options.push(fc.string({ maxLength: schema.maxLength ?? 30 }));
   else if (schema.type === 'boolean') options.push(fc.boolean());
@@ -130,18 +220,53 @@ function mutated(object: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> {
 /** A path segment as sent: percent-encoded hostile text, raw bytes, or shapes a router may trip on. */
 export const hostileSegment: fc.Arbitrary<string> = fc.oneof(
   hostileString.filter((s) => !/[\ud800-\udfff]/.test(s) && s.length < 5000).map(encodeURIComponent),
-  fc.uint8Array({ minLength: 1, maxLength: 20 }).map((bytes) => [...bytes].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('')),
-  fc.constantFrom('%', '%zz', '%C0%AF', '%ED%A0%80', '%2F', '%2e%2e', '%00', '%FF%FE', 'x'.repeat(8000), ';', '*', '~', 'a%20b'),
+  fc
+    .uint8Array({ minLength: 1, maxLength: 20 })
+    .map((bytes) => [...bytes].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('')),
+  fc.constantFrom(
+    '%',
+    '%zz',
+    '%C0%AF',
+    '%ED%A0%80',
+    '%2F',
+    '%2e%2e',
+    '%00',
+    '%FF%FE',
+    'x'.repeat(8000),
+    ';',
+    '*',
+    '~',
+    'a%20b',
+  ),
 );
 
 /** A query string over the route's parameters and some it does not have, values hostile or plausible. */
 export function queryFor(names: string[]): fc.Arbitrary<string> {
   const value = fc.oneof(
-    fc.constantFrom('', '0', '1', '-1', '20', '101', '1e400', 'NaN', '0x10', 'true', 'false', 'ru', 'en', 'queued', 'in_progress', 'aGVsbG8'),
+    fc.constantFrom(
+      '',
+      '0',
+      '1',
+      '-1',
+      '20',
+      '101',
+      '1e400',
+      'NaN',
+      '0x10',
+      'true',
+      'false',
+      'ru',
+      'en',
+      'queued',
+      'in_progress',
+      'aGVsbG8',
+    ),
     hostileSegment,
   );
   const name = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...names) }, { weight: 1, arbitrary: hostileSegment });
-  return fc.array(fc.tuple(name, value, fc.nat(4)), { maxLength: 4 }).map((pairs) =>
-    pairs.map(([key, v, shape]) => (shape === 0 ? `${key}[x]=${v}` : shape === 1 ? key : `${key}=${v}`)).join('&'),
-  );
+  return fc
+    .array(fc.tuple(name, value, fc.nat(4)), { maxLength: 4 })
+    .map((pairs) =>
+      pairs.map(([key, v, shape]) => (shape === 0 ? `${key}[x]=${v}` : shape === 1 ? key : `${key}=${v}`)).join('&'),
+    );
 }

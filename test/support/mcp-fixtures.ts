@@ -14,19 +14,37 @@ export async function mcpAgent(
 ) {
   counter += 1;
   const dev = await developerToken('dev_mcp');
-  const created = await api.request('POST', '/v1/apps', { token: dev, body: { name: uniqueAppName('mcp'), display_name: options.displayName ?? 'Everything' } });
+  const created = await api.request('POST', '/v1/apps', {
+    token: dev,
+    body: { name: uniqueAppName('mcp'), display_name: options.displayName ?? 'Everything' },
+  });
   expect(created.status).toBe(201);
   const app = created.body as { id: string; name: string };
   const mcp = options.headerValue
-    ? { url, auth_header_name: options.headerName, auth_header_value: options.headerValue, auth_header_value_action: 'replace' }
+    ? {
+        url,
+        auth_header_name: options.headerName,
+        auth_header_value: options.headerValue,
+        auth_header_value_action: 'replace',
+      }
     : { url, auth_header_value_action: 'clear' };
-  expect((await api.request('PUT', `/v1/apps/${app.id}/agent-tools`, { token: dev, body: { enabled: true, mode: 'mcp', mcp } })).status).toBe(200);
+  expect(
+    (
+      await api.request('PUT', `/v1/apps/${app.id}/agent-tools`, {
+        token: dev,
+        body: { enabled: true, mode: 'mcp', mcp },
+      })
+    ).status,
+  ).toBe(200);
   const refreshed = await api.request('POST', `/v1/apps/${app.id}/mcp/refresh`, { token: dev });
   expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200);
   const projectId = `mp_${process.pid}_${counter}`;
   const agentId = `ma_${process.pid}_${counter}`;
   const project = await projectToken(projectId);
-  const installation = await api.request('POST', `/v1/projects/${projectId}/installations`, { token: project, body: { app_id: app.id } });
+  const installation = await api.request('POST', `/v1/projects/${projectId}/installations`, {
+    token: project,
+    body: { app_id: app.id },
+  });
   for (const tool of toolNames) {
     const instance = await api.request('POST', `/v1/projects/${projectId}/agents/${agentId}/tool-instances`, {
       token: project,
@@ -35,5 +53,16 @@ export async function mcpAgent(
     expect(instance.status, JSON.stringify(instance.body)).toBe(201);
   }
   const prefix = `${app.name.replace(/-/g, '_')}_`;
-  return { app, dev, projectId, agentId, project, installationId: installation.body.id as string, agent: await agentToken(projectId, agentId), base: `/v1/agents/${agentId}`, prefix, snapshot: refreshed.body };
+  return {
+    app,
+    dev,
+    projectId,
+    agentId,
+    project,
+    installationId: installation.body.id as string,
+    agent: await agentToken(projectId, agentId),
+    base: `/v1/agents/${agentId}`,
+    prefix,
+    snapshot: refreshed.body,
+  };
 }

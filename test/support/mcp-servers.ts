@@ -8,7 +8,10 @@ import { toNodeHandler } from '@modelcontextprotocol/node';
 import { freePort } from '../../scripts/local-services.js';
 
 const require = createRequire(import.meta.url);
-const EVERYTHING = join(dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')), 'dist/index.js');
+const EVERYTHING = join(
+  dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')),
+  'dist/index.js',
+);
 const PRELOAD = fileURLToPath(new URL('./loopback-preload.mjs', import.meta.url));
 
 export interface EverythingServer {
@@ -81,9 +84,13 @@ export async function startAuthCheckingServer(headerName: string, expected: stri
           return { content: [{ type: 'text', text: 'slept' }] };
         },
       );
-      server.registerTool('shout', { description: 'Upper-cases text', inputSchema, annotations: { readOnlyHint: true } }, async (args: unknown) => ({
-        content: [{ type: 'text', text: (args as { text: string }).text.toUpperCase() }],
-      }));
+      server.registerTool(
+        'shout',
+        { description: 'Upper-cases text', inputSchema, annotations: { readOnlyHint: true } },
+        async (args: unknown) => ({
+          content: [{ type: 'text', text: (args as { text: string }).text.toUpperCase() }],
+        }),
+      );
       return server;
     }),
   );
@@ -121,9 +128,14 @@ export async function startChangingServer(initialTools: string[]): Promise<Chang
   const { isInitializeRequest } = await import('@modelcontextprotocol/sdk/types.js');
   const { randomUUID } = await import('node:crypto');
   const tools = [...initialTools];
-  const sessions = new Map<string, { transport: InstanceType<typeof StreamableHTTPServerTransport>; server: InstanceType<typeof V1McpServer> }>();
+  const sessions = new Map<
+    string,
+    { transport: InstanceType<typeof StreamableHTTPServerTransport>; server: InstanceType<typeof V1McpServer> }
+  >();
   const register = (server: InstanceType<typeof V1McpServer>, name: string) =>
-    server.registerTool(name, { description: `The ${name} tool` }, async () => ({ content: [{ type: 'text' as const, text: name }] }));
+    server.registerTool(name, { description: `The ${name} tool` }, async () => ({
+      content: [{ type: 'text' as const, text: name }],
+    }));
 
   const http: Server = createServer((req, res) => {
     void (async () => {
@@ -133,7 +145,10 @@ export async function startChangingServer(initialTools: string[]): Promise<Chang
       const sessionId = req.headers['mcp-session-id'] as string | undefined;
       let session = sessionId ? sessions.get(sessionId) : undefined;
       if (!session && !sessionId && req.method === 'POST' && isInitializeRequest(body)) {
-        const server = new V1McpServer({ name: 'changing', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
+        const server = new V1McpServer(
+          { name: 'changing', version: '1.0.0' },
+          { capabilities: { tools: { listChanged: true } } },
+        );
         for (const name of tools) register(server, name);
         const transport: InstanceType<typeof StreamableHTTPServerTransport> = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
@@ -219,7 +234,9 @@ export async function startScriptedServer(script: {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.end(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, result: reply.result })}\n\n`);
     } else {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, result: reply.result }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id, result: reply.result }));
     }
   };
   const http: Server = createServer((req, res) => {
@@ -235,17 +252,28 @@ export async function startScriptedServer(script: {
       if (req.method !== 'POST') return void res.writeHead(405).end();
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
-      const message = JSON.parse(Buffer.concat(chunks).toString()) as { id?: unknown; method: string; params?: Record<string, any> };
+      const message = JSON.parse(Buffer.concat(chunks).toString()) as {
+        id?: unknown;
+        method: string;
+        params?: Record<string, any>;
+      };
       methods.push(message.method);
       if (message.id === undefined) return void res.writeHead(202).end();
       const { id, method, params } = message;
       if (method === 'initialize') {
-        const result = { protocolVersion: params?.protocolVersion, capabilities: { tools: { listChanged: true } }, serverInfo: { name: 'scripted', version: '1.0.0' } };
+        const result = {
+          protocolVersion: params?.protocolVersion,
+          capabilities: { tools: { listChanged: true } },
+          serverInfo: { name: 'scripted', version: '1.0.0' },
+        };
         return send(res, id, { result });
       }
       if (method === 'tools/list' && script.toolsList) return send(res, id, script.toolsList(params?.cursor));
-      if (method === 'tools/call' && script.toolsCall) return send(res, id, script.toolsCall(params?.name, params?.arguments ?? {}));
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: ${method}` } }));
+      if (method === 'tools/call' && script.toolsCall)
+        return send(res, id, script.toolsCall(params?.name, params?.arguments ?? {}));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: ${method}` } }));
     })();
   });
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
@@ -309,21 +337,32 @@ export async function startOddTextServer(): Promise<{ url: string; stop(): Promi
  * notifications `everyMs` apart, each with a long message, and answers right after the last one.
  */
 export async function startProgressBurstServer(): Promise<{ url: string; stop(): Promise<void> }> {
-  const inputSchema = fromJsonSchema({ type: 'object', properties: { count: { type: 'number' }, everyMs: { type: 'number' } }, required: ['count', 'everyMs'] });
+  const inputSchema = fromJsonSchema({
+    type: 'object',
+    properties: { count: { type: 'number' }, everyMs: { type: 'number' } },
+    required: ['count', 'everyMs'],
+  });
   const handler = toNodeHandler(
     createMcpHandler(() => {
       const server = new McpServer({ name: 'progress-burst', version: '1.0.0' });
-      server.registerTool('burst', { description: 'Reports progress in a burst', inputSchema }, async (args: unknown, ctx) => {
-        const { count, everyMs } = args as { count: number; everyMs: number };
-        const progressToken = ctx.mcpReq._meta?.progressToken;
-        for (let i = 1; i <= count; i++) {
-          if (progressToken !== undefined) {
-            await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress: i, total: count, message: `step ${i} ${'x'.repeat(300)}` } });
+      server.registerTool(
+        'burst',
+        { description: 'Reports progress in a burst', inputSchema },
+        async (args: unknown, ctx) => {
+          const { count, everyMs } = args as { count: number; everyMs: number };
+          const progressToken = ctx.mcpReq._meta?.progressToken;
+          for (let i = 1; i <= count; i++) {
+            if (progressToken !== undefined) {
+              await ctx.mcpReq.notify({
+                method: 'notifications/progress',
+                params: { progressToken, progress: i, total: count, message: `step ${i} ${'x'.repeat(300)}` },
+              });
+            }
+            if (everyMs > 0 && i < count) await new Promise((resolve) => setTimeout(resolve, everyMs));
           }
-          if (everyMs > 0 && i < count) await new Promise((resolve) => setTimeout(resolve, everyMs));
-        }
-        return { content: [{ type: 'text', text: `${count} steps done` }] };
-      });
+          return { content: [{ type: 'text', text: `${count} steps done` }] };
+        },
+      );
       return server;
     }),
   );

@@ -8,10 +8,18 @@ let built = false;
 /** Compiles the apps to dist/ (and the verifier package) once per test process, for tests that run real processes. */
 export function buildDist(): void {
   if (built) return;
-  const result = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { cwd: root, encoding: 'utf8' });
+  const result = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   if (result.status !== 0) throw new Error(`tsc failed:\n${result.stdout}${result.stderr}`);
-  if (!existsSync(`${root}/dist/apps/worker/src/main.js`)) throw new Error('dist/apps/worker/src/main.js missing after build');
-  const verifier = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'libs/verifier/tsconfig.json'], { cwd: root, encoding: 'utf8' });
+  if (!existsSync(`${root}/dist/apps/worker/src/main.js`))
+    throw new Error('dist/apps/worker/src/main.js missing after build');
+  const verifier = spawnSync(
+    process.execPath,
+    ['node_modules/typescript/bin/tsc', '-p', 'libs/verifier/tsconfig.json'],
+    { cwd: root, encoding: 'utf8' },
+  );
   if (verifier.status !== 0) throw new Error(`tsc (verifier package) failed:\n${verifier.stdout}${verifier.stderr}`);
   built = true;
 }
@@ -32,8 +40,8 @@ export function startAppProcess(name: 'api' | 'worker', env: Record<string, stri
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     child,

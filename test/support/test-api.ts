@@ -31,7 +31,11 @@ type RequestOptions = { token?: string; body?: unknown; rawBody?: string; header
 
 /** An HTTP client for a Toolgate base URL: JSON in, parsed JSON (or text) out. */
 export function requester(baseUrl: string) {
-  return async function request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<HttpResult<T>> {
+  return async function request<T = any>(
+    method: string,
+    path: string,
+    options: RequestOptions = {},
+  ): Promise<HttpResult<T>> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     let body: string | undefined;
@@ -64,7 +68,10 @@ export async function freshDatabase(): Promise<{ databaseUrl: string; schema: st
 }
 
 /** Boots the real API on a random port against real Postgres (a fresh schema) and real Redis. */
-export async function startTestApi(overrides: Record<string, string> = {}, shared?: Pick<TestApi, 'databaseUrl' | 'schema'>): Promise<TestApi> {
+export async function startTestApi(
+  overrides: Record<string, string> = {},
+  shared?: Pick<TestApi, 'databaseUrl' | 'schema'>,
+): Promise<TestApi> {
   const { databaseUrl, schema } = shared ?? (await freshDatabase());
   const env = parseEnv({
     DATABASE_URL: databaseUrl,

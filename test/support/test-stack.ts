@@ -13,13 +13,19 @@ export interface TestStack {
 }
 
 /** The API and an in-process worker over the same schema and queue prefix. */
-export async function startTestStack(overrides: Record<string, string> = {}, options: { worker?: boolean } = {}): Promise<TestStack> {
+export async function startTestStack(
+  overrides: Record<string, string> = {},
+  options: { worker?: boolean } = {},
+): Promise<TestStack> {
   const api = await startTestApi(overrides);
   const stack: TestStack = {
     api,
     worker: null,
     async startWorker() {
-      const env = parseEnv({ ...Object.fromEntries(Object.entries(api.env).map(([k, v]) => [k, String(v)])), ...overrides });
+      const env = parseEnv({
+        ...Object.fromEntries(Object.entries(api.env).map(([k, v]) => [k, String(v)])),
+        ...overrides,
+      });
       const worker = await NestFactory.createApplicationContext(WorkerModule.forRoot(env), { logger: false });
       await worker.init();
       stack.worker = worker;

@@ -12,7 +12,13 @@ export interface ReceivedWebhook {
   verifiedWith: number[];
 }
 
-export type Reply = { status: number; body?: string | Buffer; headers?: Record<string, string>; delayMs?: number; hang?: boolean };
+export type Reply = {
+  status: number;
+  body?: string | Buffer;
+  headers?: Record<string, string>;
+  delayMs?: number;
+  hang?: boolean;
+};
 export type Behaviour = (request: { path: string; attempt: number; event: ToolCallEvent }) => Reply;
 
 /**
@@ -78,7 +84,13 @@ export class WebhookHandler {
     }
     const attempt = this.received.filter((r) => r.event.event_id === event.event_id).length + 1;
     this.received.push({ path, receivedAt: Date.now(), headers: req.headers, rawBody, event, verifiedWith });
-    const behaviour: Behaviour = this.behaviours.get(path) ?? (() => ({ status: 200, body: JSON.stringify({ echo: event.arguments }), headers: { 'content-type': 'application/json' } }));
+    const behaviour: Behaviour =
+      this.behaviours.get(path) ??
+      (() => ({
+        status: 200,
+        body: JSON.stringify({ echo: event.arguments }),
+        headers: { 'content-type': 'application/json' },
+      }));
     const reply = behaviour({ path, attempt, event });
     if (reply.hang) {
       this.openResponses.add(res);

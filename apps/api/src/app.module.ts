@@ -30,8 +30,28 @@ export class ApiModule {
   static forRoot(env: Env): DynamicModule {
     return {
       module: ApiModule,
-      imports: [LoggerModule.forRoot(requestLogging(env)), ConfigModule.forRoot(env), ObservabilityModule, PersistenceModule, SecretsModule, QueueModule, DeliveryModule, McpModule, DomainModule],
-      controllers: [HealthController, MetricsController, AppsController, ToolsController, ToolCallsController, McpToolsController, ProjectsController, AgentsController, AgentMcpController],
+      imports: [
+        LoggerModule.forRoot(requestLogging(env)),
+        ConfigModule.forRoot(env),
+        ObservabilityModule,
+        PersistenceModule,
+        SecretsModule,
+        QueueModule,
+        DeliveryModule,
+        McpModule,
+        DomainModule,
+      ],
+      controllers: [
+        HealthController,
+        MetricsController,
+        AppsController,
+        ToolsController,
+        ToolCallsController,
+        McpToolsController,
+        ProjectsController,
+        AgentsController,
+        AgentMcpController,
+      ],
       providers: [
         TokenVerifier,
         AgentMcpServers,

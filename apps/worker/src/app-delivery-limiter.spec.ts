@@ -16,9 +16,15 @@ describe('AppDeliveryLimiter', () => {
   it('makes a job of a slow app wait long and a job of a fast app wait short, longer the longer its line', () => {
     const l = limiter(1);
     l.tryAcquire('slow', 's0');
-    for (let i = 0; i < 20; i += 1) l.release('slow', 10_000), l.tryAcquire('slow', `s${i + 1}`);
+    for (let i = 0; i < 20; i += 1) {
+      l.release('slow', 10_000);
+      l.tryAcquire('slow', `s${i + 1}`);
+    }
     l.tryAcquire('fast', 'f0');
-    for (let i = 0; i < 20; i += 1) l.release('fast', 2), l.tryAcquire('fast', `f${i + 1}`);
+    for (let i = 0; i < 20; i += 1) {
+      l.release('fast', 2);
+      l.tryAcquire('fast', `f${i + 1}`);
+    }
     expect(l.waitMs('slow', 'x')).toBeGreaterThanOrEqual(3750);
     const first = l.waitMs('fast', 'y1');
     expect(first).toBeLessThan(20);

@@ -12,7 +12,10 @@ const logger = new JsonLogger(pino(pinoOptions(env, 'worker'), logDestination(en
 for (const warning of developmentDefaultsInUse(env)) logger.warn(warning, 'Configuration');
 let app;
 try {
-  app = await NestFactory.createApplicationContext(WorkerModule.forRoot(env), { bufferLogs: true, abortOnError: false });
+  app = await NestFactory.createApplicationContext(WorkerModule.forRoot(env), {
+    bufferLogs: true,
+    abortOnError: false,
+  });
   app.useLogger(logger);
   await app.init();
   new Logger('Worker').log('Toolgate worker started');

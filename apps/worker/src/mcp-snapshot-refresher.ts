@@ -24,6 +24,7 @@ export class McpSnapshotRefresher extends PeriodicTask {
   protected async run(): Promise<void> {
     const stale = await this.snapshots.staleApps(new Date(Date.now() - this.env.MCP_SNAPSHOT_TTL_S * 1000), 50);
     // One server at a time: a slow one delays only the next refresh, never a tool call.
-    for (const app of stale) await this.refresh.execute(app.id).catch((error: Error) => this.logger.warn(error.message));
+    for (const app of stale)
+      await this.refresh.execute(app.id).catch((error: Error) => this.logger.warn(error.message));
   }
 }

@@ -2,7 +2,12 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { type Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ENV, type Env } from '../../../libs/config/src/index.js';
-import { JOB_NAMES, TOOL_CALL_DELIVERY_QUEUE, createRedisConnection, jobNamesWithoutProcessor } from '../../../libs/queue/src/index.js';
+import {
+  JOB_NAMES,
+  TOOL_CALL_DELIVERY_QUEUE,
+  createRedisConnection,
+  jobNamesWithoutProcessor,
+} from '../../../libs/queue/src/index.js';
 import { JOB_PROCESSORS, type JobProcessor } from './job-processor.js';
 
 export class MissingProcessorError extends Error {}
@@ -19,7 +24,10 @@ export class QueueConsumer implements OnApplicationBootstrap, OnApplicationShutd
     @Inject(ENV) private readonly env: Env,
     @Inject(JOB_PROCESSORS) processors: JobProcessor[],
   ) {
-    const missing = jobNamesWithoutProcessor(JOB_NAMES, processors.map((p) => p.jobName));
+    const missing = jobNamesWithoutProcessor(
+      JOB_NAMES,
+      processors.map((p) => p.jobName),
+    );
     if (missing.length > 0) {
       throw new MissingProcessorError(`refusing to start: no processor for job name(s) ${missing.join(', ')}`);
     }

@@ -34,6 +34,7 @@ export class Reconciler extends PeriodicTask {
       this.cursor = page.next;
       if (page.next === null) break;
     }
-    if (requeued + failed > 0) this.logger.log(`re-queued ${requeued} overdue call(s), failed ${failed} stuck instant call(s)`);
+    if (requeued + failed > 0)
+      this.logger.log(`re-queued ${requeued} overdue call(s), failed ${failed} stuck instant call(s)`);
   }
 }

@@ -24,7 +24,16 @@ export class WorkerModule {
   static forRoot(env: Env): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [ConfigModule.forRoot(env), ObservabilityModule, PersistenceModule, SecretsModule, QueueModule, DeliveryModule, McpModule, DomainModule],
+      imports: [
+        ConfigModule.forRoot(env),
+        ObservabilityModule,
+        PersistenceModule,
+        SecretsModule,
+        QueueModule,
+        DeliveryModule,
+        McpModule,
+        DomainModule,
+      ],
       providers: [
         AppDeliveryLimiter,
         ...processors,

@@ -18,7 +18,9 @@ describe('parseEnv', () => {
 
   it('derives PUBLIC_BASE_URL from PORT and strips a trailing slash when given', () => {
     expect(parseEnv({ PORT: '8080' }).PUBLIC_BASE_URL).toBe('http://localhost:8080');
-    expect(parseEnv({ PUBLIC_BASE_URL: 'https://tools.example.com/' }).PUBLIC_BASE_URL).toBe('https://tools.example.com');
+    expect(parseEnv({ PUBLIC_BASE_URL: 'https://tools.example.com/' }).PUBLIC_BASE_URL).toBe(
+      'https://tools.example.com',
+    );
   });
 
   it('parses booleans and numbers', () => {
@@ -46,9 +48,13 @@ describe('parseEnv', () => {
     expect(() => parseEnv({ [name]: value })).toThrow(new RegExp(`^Invalid configuration:\\n  ${name}: `));
   });
 
-  it('takes DNS servers as comma-separated host:port (the system resolver\'s when unset)', () => {
+  it("takes DNS servers as comma-separated host:port (the system resolver's when unset)", () => {
     expect(parseEnv({}).DNS_SERVERS).toBeUndefined();
-    expect(parseEnv({ DNS_SERVERS: '127.0.0.53:5353, 10.0.0.2,[::1]:53' }).DNS_SERVERS).toEqual(['127.0.0.53:5353', '10.0.0.2', '[::1]:53']);
+    expect(parseEnv({ DNS_SERVERS: '127.0.0.53:5353, 10.0.0.2,[::1]:53' }).DNS_SERVERS).toEqual([
+      '127.0.0.53:5353',
+      '10.0.0.2',
+      '[::1]:53',
+    ]);
   });
 
   it('accepts several secret keys and refuses a repeated key id', () => {
@@ -58,6 +64,8 @@ describe('parseEnv', () => {
   });
 
   it('requires real secrets in production', () => {
-    expect(() => parseEnv({ NODE_ENV: 'production' })).toThrow(/AUTH_JWT_SECRET or AUTH_JWKS_URL, SECRETS_KEYS: required/);
+    expect(() => parseEnv({ NODE_ENV: 'production' })).toThrow(
+      /AUTH_JWT_SECRET or AUTH_JWKS_URL, SECRETS_KEYS: required/,
+    );
   });
 });

@@ -31,18 +31,22 @@ const secretsKeys = z
   });
 
 // host:port list as c-ares takes it (127.0.0.1:5353, [::1]:53, 10.0.0.2); setServers says what is wrong
-const dnsServers = z
-  .string()
-  .transform((value, ctx) => {
-    const servers = value.split(',').map((entry) => entry.trim()).filter(Boolean);
-    try {
-      new Resolver().setServers(servers);
-    } catch (error) {
-      ctx.addIssue({ code: 'custom', message: `expected comma-separated host:port of DNS servers (${(error as Error).message})` });
-      return z.NEVER;
-    }
-    return servers;
-  });
+const dnsServers = z.string().transform((value, ctx) => {
+  const servers = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  try {
+    new Resolver().setServers(servers);
+  } catch (error) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `expected comma-separated host:port of DNS servers (${(error as Error).message})`,
+    });
+    return z.NEVER;
+  }
+  return servers;
+});
 
 export const EnvSchema = z
   .object({
@@ -70,7 +74,10 @@ export const EnvSchema = z
     AGENT_MAX_CONCURRENT_WAITS: z.coerce.number().int().min(1).max(10_000).default(20),
     WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
     WORKER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
-    QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_:-]{1,64}$/, 'letters, digits, "_", ":" and "-"').default('toolgate'),
+    QUEUE_PREFIX: z
+      .string()
+      .regex(/^[A-Za-z0-9_:-]{1,64}$/, 'letters, digits, "_", ":" and "-"')
+      .default('toolgate'),
     DNS_SERVERS: dnsServers.optional(),
     DNS_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
@@ -98,7 +105,9 @@ export function parseEnv(source: NodeJS.ProcessEnv): Env {
     if (!env.AUTH_JWT_SECRET && !env.AUTH_JWKS_URL) missing.push('AUTH_JWT_SECRET or AUTH_JWKS_URL');
     if (!env.SECRETS_KEYS) missing.push('SECRETS_KEYS');
     if (missing.length > 0) {
-      throw new InvalidConfigurationError(`Invalid configuration:\n  ${missing.join(', ')}: required when NODE_ENV=production`);
+      throw new InvalidConfigurationError(
+        `Invalid configuration:\n  ${missing.join(', ')}: required when NODE_ENV=production`,
+      );
     }
   }
   return env;
@@ -108,10 +117,14 @@ export function parseEnv(source: NodeJS.ProcessEnv): Env {
 export function developmentDefaultsInUse(env: Env): string[] {
   const warnings = [];
   if (!env.AUTH_JWT_SECRET && !env.AUTH_JWKS_URL) {
-    warnings.push('AUTH_JWT_SECRET is unset: tokens are verified with a PUBLIC development secret. Set AUTH_JWT_SECRET or AUTH_JWKS_URL.');
+    warnings.push(
+      'AUTH_JWT_SECRET is unset: tokens are verified with a PUBLIC development secret. Set AUTH_JWT_SECRET or AUTH_JWKS_URL.',
+    );
   }
   if (!env.SECRETS_KEYS) {
-    warnings.push('SECRETS_KEYS is unset: secrets at rest are encrypted with a PUBLIC development key. Set SECRETS_KEYS=kid:$(openssl rand -base64 32).');
+    warnings.push(
+      'SECRETS_KEYS is unset: secrets at rest are encrypted with a PUBLIC development key. Set SECRETS_KEYS=kid:$(openssl rand -base64 32).',
+    );
   }
   return warnings;
 }

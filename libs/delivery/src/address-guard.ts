@@ -9,7 +9,7 @@ type Range = [base: bigint, prefix: number, label: string];
 /** `base/prefix` in a family of `bits` bits (32 or 128) as a range. */
 function range(cidr: string, label: string, bits: 32 | 128): Range {
   const [base, prefix] = cidr.split('/');
-  return [bits === 32 ? ipv4Value(base!) : ipv6Value(base!), Number(prefix), label];
+  return [bits === 32 ? ipv4Value(base) : ipv6Value(base), Number(prefix), label];
 }
 
 function inRange(value: bigint, [base, prefix]: Range, bits: number): boolean {
@@ -95,7 +95,7 @@ function ipv4Reason(value: bigint): string | null {
  */
 export function blockedAddressReason(ip: string): string | null {
   // a zone id (fe80::1%eth0) only says which interface: judge the address without it
-  const bare = ip.includes(':') ? ip.split('%')[0]! : ip;
+  const bare = ip.includes(':') ? ip.split('%')[0] : ip;
   const family = isIP(bare);
   if (family === 4) return ipv4Reason(ipv4Value(bare));
   if (family !== 6) return `not an IP address: ${JSON.stringify(ip)}`;
@@ -123,7 +123,9 @@ export class BlockedAddressError extends Error {
   ) {
     // An IP literal is what the developer typed; what a name resolves to is not theirs to learn.
     const what = isIP(host) ? `is not public (${reason})` : 'resolves to a non-public address';
-    super(`host "${host}" ${what}: Toolgate only connects to public addresses (ALLOW_PRIVATE_NETWORK=true lifts this for local development)`);
+    super(
+      `host "${host}" ${what}: Toolgate only connects to public addresses (ALLOW_PRIVATE_NETWORK=true lifts this for local development)`,
+    );
     this.name = 'BlockedAddressError';
   }
 }
@@ -137,18 +139,23 @@ export type ResolveHost = (hostname: string) => Promise<LookupAddress[]>;
  * the addresses checked are handed back, so the socket connects to a checked address (no second
  * resolution to rebind).
  */
-export function guardedLookup(allowPrivate: boolean, resolve: ResolveHost = (host) => defaultResolver().resolve(host)): LookupFunction {
+export function guardedLookup(
+  allowPrivate: boolean,
+  resolve: ResolveHost = (host) => defaultResolver().resolve(host),
+): LookupFunction {
   return (hostname, options, callback) => {
     const finish = (err: NodeJS.ErrnoException | null, found: LookupAddress[]) => {
-      const wanted = options.family === 4 || options.family === 6 ? found.filter((a) => a.family === options.family) : found;
-      if (!err && wanted.length === 0) err = Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' });
+      const wanted =
+        options.family === 4 || options.family === 6 ? found.filter((a) => a.family === options.family) : found;
+      if (!err && wanted.length === 0)
+        err = Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' });
       if (!err && !allowPrivate) {
         const reason = found.map((a) => blockedAddressReason(a.address)).find((r) => r !== null);
         if (reason) err = new BlockedAddressError(hostname, reason);
       }
       if (err) callback(err, options.all ? [] : '');
       else if (options.all) callback(null, wanted);
-      else callback(null, wanted[0]!.address, wanted[0]!.family);
+      else callback(null, wanted[0].address, wanted[0].family);
     };
     resolve(hostname).then(
       (addresses) => finish(null, addresses),

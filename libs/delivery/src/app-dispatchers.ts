@@ -15,9 +15,7 @@ export class AppDispatchers {
   private readonly agents = new Map<string, { agent: Agent; usedAt: number }>();
   private sweptAt = Date.now();
 
-  constructor(
-    private readonly options: { allowPrivate: boolean; resolver: HostResolver; lookupsPerApp?: number },
-  ) {}
+  constructor(private readonly options: { allowPrivate: boolean; resolver: HostResolver; lookupsPerApp?: number }) {}
 
   /** The dispatcher of `appId`'s outgoing requests; ask again for every request (idle ones are closed). */
   forApp(appId: string): Dispatcher {

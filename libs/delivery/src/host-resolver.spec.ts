@@ -36,7 +36,10 @@ describe('AppLookups', () => {
     const again = lookups.resolve('A.example');
     void lookups.resolve('b.example');
     await expect(lookups.resolve('c.example')).rejects.toBeInstanceOf(TooManyLookupsError);
-    await expect(lookups.resolve('c.example')).rejects.toMatchObject({ code: 'EDNSBUSY', message: expect.stringMatching(/2 DNS lookups of this app's hosts are still unanswered/) });
+    await expect(lookups.resolve('c.example')).rejects.toMatchObject({
+      code: 'EDNSBUSY',
+      message: expect.stringMatching(/2 DNS lookups of this app's hosts are still unanswered/),
+    });
     expect(calls()).toBe(2);
     expect(await lookups.resolve('127.0.0.1')).toEqual([{ address: '127.0.0.1', family: 4 }]); // literals need no slot
     pending.get('a.example')!([{ address: '192.0.2.1', family: 4 }]);

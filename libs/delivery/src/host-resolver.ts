@@ -67,8 +67,10 @@ export class HostResolver {
         ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 })) : []),
       ];
       if (addresses.length > 0) return addresses;
-      const failure = [v4, v6].find((r): r is PromiseRejectedResult => r.status === 'rejected' && r.reason?.code !== 'ENODATA');
-      const code: string = failure?.reason?.code ?? 'ENOTFOUND';
+      const failure = [v4, v6].find(
+        (r): r is PromiseRejectedResult => r.status === 'rejected' && errorCode(r.reason) !== 'ENODATA',
+      );
+      const code = (failure && errorCode(failure.reason)) ?? 'ENOTFOUND';
       if (code === 'ETIMEOUT') throw this.timedOut(hostname);
       throw dnsError(code, `DNS lookup of ${hostname} failed (${code})`);
     } finally {
@@ -86,7 +88,9 @@ export class TooManyLookupsError extends Error {
   readonly code = 'EDNSBUSY';
 
   constructor(hostname: string, limit: number) {
-    super(`${limit} DNS lookups of this app's hosts are still unanswered, so "${hostname}" is not looked up now; its DNS may be slow or down`);
+    super(
+      `${limit} DNS lookups of this app's hosts are still unanswered, so "${hostname}" is not looked up now; its DNS may be slow or down`,
+    );
     this.name = 'TooManyLookupsError';
   }
 }
@@ -114,4 +118,9 @@ export class AppLookups {
     this.inFlight.set(key, lookup);
     return lookup;
   }
+}
+
+function errorCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
 }

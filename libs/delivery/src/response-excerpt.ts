@@ -18,7 +18,8 @@ export function excerptOf(body: Buffer, maxBytes = RESPONSE_EXCERPT_BYTES): stri
       continue;
     }
     const byte = body[i];
-    excerpt += length === 1 && !isControlByte(byte) ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`;
+    excerpt +=
+      length === 1 && !isControlByte(byte) ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`;
     i += 1;
   }
   return excerpt;

@@ -4,6 +4,8 @@ import { TOOLGATE_VERSION } from './user-agent.js';
 
 describe('TOOLGATE_VERSION', () => {
   it('is the version of package.json', () => {
-    expect(TOOLGATE_VERSION).toBe(JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')).version);
+    expect(TOOLGATE_VERSION).toBe(
+      JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')).version,
+    );
   });
 });

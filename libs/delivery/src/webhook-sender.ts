@@ -5,7 +5,8 @@ import { excerptOf } from './response-excerpt.js';
 /** A handler's answer is the tool result; more than this fails the attempt. */
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
 
-export type AttemptOutcome = 'success' | 'http_status' | 'redirect' | 'timeout' | 'network' | 'response_too_large' | 'gone' | 'blocked_address';
+export type AttemptOutcome =
+  'success' | 'http_status' | 'redirect' | 'timeout' | 'network' | 'response_too_large' | 'gone' | 'blocked_address';
 
 export interface AttemptResult {
   outcome: AttemptOutcome;
@@ -57,17 +58,27 @@ export async function sendWebhook(dispatcher: Dispatcher, webhook: WebhookReques
     const declared = Number(header('content-length'));
     if (declared > MAX_RESPONSE_BYTES) {
       response.body.destroy();
-      return { outcome: 'response_too_large', durationMs: duration(), httpStatus: status, error: `the response declares ${declared} bytes; at most 1 MiB is read` };
+      return {
+        outcome: 'response_too_large',
+        durationMs: duration(),
+        httpStatus: status,
+        error: `the response declares ${declared} bytes; at most 1 MiB is read`,
+      };
     }
     const chunks: Buffer[] = [];
     let size = 0;
-    for await (const chunk of response.body) {
+    for await (const chunk of response.body as AsyncIterable<Buffer>) {
       size += chunk.length;
       if (size > MAX_RESPONSE_BYTES) {
         response.body.destroy();
-        return { outcome: 'response_too_large', durationMs: duration(), httpStatus: status, error: 'the response is larger than 1 MiB' };
+        return {
+          outcome: 'response_too_large',
+          durationMs: duration(),
+          httpStatus: status,
+          error: 'the response is larger than 1 MiB',
+        };
       }
-      chunks.push(chunk as Buffer);
+      chunks.push(chunk);
     }
     const body = Buffer.concat(chunks);
     const encoding = header('content-encoding');
@@ -81,16 +92,29 @@ export async function sendWebhook(dispatcher: Dispatcher, webhook: WebhookReques
     };
     if (status >= 200 && status < 300) return { ...base, outcome: 'success' };
     if (status >= 300 && status < 400) {
-      return { ...base, outcome: 'redirect', error: `answered ${status} (redirect to ${header('location') ?? 'nowhere'}); redirects are not followed` };
+      return {
+        ...base,
+        outcome: 'redirect',
+        error: `answered ${status} (redirect to ${header('location') ?? 'nowhere'}); redirects are not followed`,
+      };
     }
     if (status === 410) return { ...base, outcome: 'gone', error: 'answered 410 Gone: no further attempts' };
-    return { ...base, outcome: 'http_status', error: `answered ${status}`, retryAfter: status === 429 || status === 503 ? header('retry-after') : undefined };
+    return {
+      ...base,
+      outcome: 'http_status',
+      error: `answered ${status}`,
+      retryAfter: status === 429 || status === 503 ? header('retry-after') : undefined,
+    };
   } catch (error) {
     return { ...classifyError(error, signal, webhook.timeoutMs), durationMs: duration() };
   }
 }
 
-function classifyError(error: unknown, signal: AbortSignal, timeoutMs: number): Pick<AttemptResult, 'outcome' | 'error'> {
+function classifyError(
+  error: unknown,
+  signal: AbortSignal,
+  timeoutMs: number,
+): Pick<AttemptResult, 'outcome' | 'error'> {
   if (error instanceof BlockedAddressError) return { outcome: 'blocked_address', error: error.message };
   if (
     signal.aborted ||

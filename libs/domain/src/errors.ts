@@ -33,7 +33,10 @@ export class DomainError extends Error {
     return new DomainError(ErrorCode.RateLimited, detail, undefined, retryAfterS);
   }
 
-  static validation(problems: FieldProblem[], detail = 'The request is invalid: see errors for each problem.'): DomainError {
+  static validation(
+    problems: FieldProblem[],
+    detail = 'The request is invalid: see errors for each problem.',
+  ): DomainError {
     return new DomainError(ErrorCode.ValidationFailed, detail, problems);
   }
 

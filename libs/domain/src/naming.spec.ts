@@ -37,12 +37,17 @@ describe('toolNameProblem', () => {
     expect(toolNameProblem(name)).toBeNull();
   });
 
-  it.each([['', /1–36/], ['a'.repeat(37), /1–36/], ['Find', /lowercase/], ['1a', /starting/], ['find-x', /lowercase/], ['a__b', /"__"/], ['_a', /starting/]])(
-    'refuses %j',
-    (name, message) => {
-      expect(toolNameProblem(name)).toMatch(message);
-    },
-  );
+  it.each([
+    ['', /1–36/],
+    ['a'.repeat(37), /1–36/],
+    ['Find', /lowercase/],
+    ['1a', /starting/],
+    ['find-x', /lowercase/],
+    ['a__b', /"__"/],
+    ['_a', /starting/],
+  ])('refuses %j', (name, message) => {
+    expect(toolNameProblem(name)).toMatch(message);
+  });
 });
 
 describe('parameterNameProblem', () => {

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
-  INFINITE_PROBLEM, MAX_JSON_DEPTH, NUL_PROBLEM, SURROGATE_PROBLEM, TOO_DEEP_PROBLEM, UNSAFE_INTEGER_PROBLEM, unstorableJsonProblems,
+  INFINITE_PROBLEM,
+  MAX_JSON_DEPTH,
+  NUL_PROBLEM,
+  SURROGATE_PROBLEM,
+  TOO_DEEP_PROBLEM,
+  UNSAFE_INTEGER_PROBLEM,
+  unstorableJsonProblems,
 } from './storable-json.js';
 
 function nested(depth: number): unknown {
@@ -11,13 +17,21 @@ function nested(depth: number): unknown {
 
 describe('unstorableJsonProblems', () => {
   it('accepts ordinary JSON, emoji and other paired surrogates included', () => {
-    expect(unstorableJsonProblems({ a: 'Привет 👋', b: [1, 2.5, -3e300 / 1e300, true, null], c: { d: Number.MAX_SAFE_INTEGER } })).toEqual([]);
+    expect(
+      unstorableJsonProblems({
+        a: 'Привет 👋',
+        b: [1, 2.5, -3e300 / 1e300, true, null],
+        c: { d: Number.MAX_SAFE_INTEGER },
+      }),
+    ).toEqual([]);
     expect(unstorableJsonProblems(nested(MAX_JSON_DEPTH))).toEqual([]);
   });
 
   it('names the path of a NUL in a value or a key', () => {
     expect(unstorableJsonProblems({ dialog_id: 'a\u0000b' })).toEqual([{ path: 'dialog_id', message: NUL_PROBLEM }]);
-    expect(unstorableJsonProblems({ arguments: { 'x\u0000': 1 } })).toEqual([{ path: 'arguments.x\\u0000', message: `(the field name) ${NUL_PROBLEM}` }]);
+    expect(unstorableJsonProblems({ arguments: { 'x\u0000': 1 } })).toEqual([
+      { path: 'arguments.x\\u0000', message: `(the field name) ${NUL_PROBLEM}` },
+    ]);
     expect(unstorableJsonProblems(['ok', ['\u0000']])).toEqual([{ path: '1.0', message: NUL_PROBLEM }]);
   });
 
@@ -30,7 +44,9 @@ describe('unstorableJsonProblems', () => {
   it('refuses numbers that did not survive JSON.parse', () => {
     expect(unstorableJsonProblems(JSON.parse('{"n":1e400}'))).toEqual([{ path: 'n', message: INFINITE_PROBLEM }]);
     expect(unstorableJsonProblems(JSON.parse('{"n":-1e400}'))).toEqual([{ path: 'n', message: INFINITE_PROBLEM }]);
-    expect(unstorableJsonProblems(JSON.parse('{"n":9007199254740993}'))).toEqual([{ path: 'n', message: UNSAFE_INTEGER_PROBLEM }]);
+    expect(unstorableJsonProblems(JSON.parse('{"n":9007199254740993}'))).toEqual([
+      { path: 'n', message: UNSAFE_INTEGER_PROBLEM },
+    ]);
   });
 
   it('refuses nesting deeper than the limit once, at the level where it is too deep', () => {

@@ -9,9 +9,9 @@ const MAX_PROBLEMS = 10;
 export const NUL_PROBLEM = 'must not contain NUL (U+0000): remove it, or send binary data encoded (e.g. base64)';
 export const SURROGATE_PROBLEM =
   'holds an unpaired UTF-16 surrogate (e.g. \\ud800), which is no character: send valid Unicode text';
-export const INFINITE_PROBLEM = 'is too large to be a number (it would become Infinity): send a smaller number, or a string';
-export const UNSAFE_INTEGER_PROBLEM =
-  `is a whole number beyond ±${Number.MAX_SAFE_INTEGER} (2^53 − 1), which JSON numbers do not carry exactly: send it as a string`;
+export const INFINITE_PROBLEM =
+  'is too large to be a number (it would become Infinity): send a smaller number, or a string';
+export const UNSAFE_INTEGER_PROBLEM = `is a whole number beyond ±${Number.MAX_SAFE_INTEGER} (2^53 − 1), which JSON numbers do not carry exactly: send it as a string`;
 export const TOO_DEEP_PROBLEM = `is nested deeper than ${MAX_JSON_DEPTH} levels: send flatter data`;
 
 // Without the u flag a regex sees UTF-16 code units: a high surrogate not followed by a low one, or a low one alone.
@@ -27,6 +27,7 @@ export function unstorableTextProblem(value: string): string | null {
 
 /** A key as it appears in a problem's dotted path, with the characters that make it unstorable escaped. */
 function pathKey(key: string): string {
+  // eslint-disable-next-line no-control-regex -- NUL is exactly what Postgres refuses
   return key.replace(/\u0000/g, '\\u0000').replace(UNPAIRED_SURROGATES, '\ufffd');
 }
 

@@ -7,7 +7,8 @@ export function httpUrlProblem(value: string): string | null {
     return 'must be an absolute URL such as https://example.com/hook';
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must use http or https';
-  if (url.username || url.password) return 'must not carry credentials: authenticate with the webhook signature (or, for MCP, the auth header)';
+  if (url.username || url.password)
+    return 'must not carry credentials: authenticate with the webhook signature (or, for MCP, the auth header)';
   if (url.hash) return 'must not have a #fragment';
   return null;
 }

@@ -10,7 +10,11 @@ export class ResponseTooLargeError extends Error {
   readonly code = 'RESPONSE_TOO_LARGE';
 
   constructor(declared?: number) {
-    super(declared ? `the MCP server's answer declares ${declared} bytes; at most 1 MiB is read` : "the MCP server's answer is larger than 1 MiB");
+    super(
+      declared
+        ? `the MCP server's answer declares ${declared} bytes; at most 1 MiB is read`
+        : "the MCP server's answer is larger than 1 MiB",
+    );
     this.name = 'ResponseTooLargeError';
   }
 }
@@ -83,18 +87,19 @@ export async function withRequestScope<T>(run: (scope: McpRequestScope) => Promi
 /** `response` with its body counted: over `limit` bytes it errors (and fails the scope's request). */
 function bounded(response: Response, limit: number, scope: McpRequestScope | undefined): Response {
   if (!response.body) return response;
-  const reader = response.body.getReader();
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   let size = 0;
   let done = false;
   let untrack = () => false as unknown;
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
-      untrack = scope?.track(() => {
-        if (done) return;
-        done = true;
-        controller.error(new Error('the MCP request ended: its stream was cut'));
-        void reader.cancel().catch(() => undefined);
-      }) ?? untrack;
+      untrack =
+        scope?.track(() => {
+          if (done) return;
+          done = true;
+          controller.error(new Error('the MCP request ended: its stream was cut'));
+          void reader.cancel().catch(() => undefined);
+        }) ?? untrack;
     },
     async pull(controller) {
       let chunk: Awaited<ReturnType<typeof reader.read>>;
@@ -140,9 +145,13 @@ function bounded(response: Response, limit: number, scope: McpRequestScope | und
  * a request cut when the request ends (see withRequestScope).
  */
 export function boundedFetch(dispatcher: () => Dispatcher, limit = MAX_MCP_ANSWER_BYTES): FetchLike {
-  return (async (url: string | URL, init?: RequestInit) => {
+  return async (url: string | URL, init?: RequestInit) => {
     const scope = scopes.getStore();
-    const response = await undiciFetch(url, { ...(init as object), redirect: 'manual', dispatcher: dispatcher() } as never);
+    const response = await undiciFetch(url, {
+      ...(init as object),
+      redirect: 'manual',
+      dispatcher: dispatcher(),
+    } as never);
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel().catch(() => undefined);
       throw new McpRedirectError(response.status, response.headers.get('location'));
@@ -155,5 +164,5 @@ export function boundedFetch(dispatcher: () => Dispatcher, limit = MAX_MCP_ANSWE
       throw error;
     }
     return bounded(response, limit, scope);
-  }) as unknown as FetchLike;
+  };
 }

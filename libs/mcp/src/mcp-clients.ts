@@ -66,20 +66,29 @@ export class McpClients implements OnApplicationShutdown {
   async listTools(target: McpServerTarget): Promise<ListedTool[]> {
     return this.withClient(target, (client) =>
       withRequestScope(async (scope) => {
-        const listed = await client.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS * 3, signal: scope.signal, cacheMode: 'refresh' });
-        return listed.tools as ListedTool[];
+        const listed = await client.listTools(undefined, {
+          timeout: CONNECT_TIMEOUT_MS * 3,
+          signal: scope.signal,
+          cacheMode: 'refresh',
+        });
+        return listed.tools;
       }),
     );
   }
 
-  async callTool(target: McpServerTarget, name: string, args: Record<string, unknown>, options: McpCallOptions): Promise<Record<string, unknown>> {
+  async callTool(
+    target: McpServerTarget,
+    name: string,
+    args: Record<string, unknown>,
+    options: McpCallOptions,
+  ): Promise<Record<string, unknown>> {
     return this.withClient(target, (client) =>
       withRequestScope(async (scope) => {
         const signal = options.signal ? AbortSignal.any([options.signal, scope.signal]) : scope.signal;
-        return (await client.callTool(
+        return await client.callTool(
           { name, arguments: args },
           { timeout: options.timeoutMs, signal, onprogress: options.onprogress, resetTimeoutOnProgress: false },
-        )) as Record<string, unknown>;
+        );
       }),
     );
   }
@@ -121,7 +130,9 @@ export class McpClients implements OnApplicationShutdown {
 
   /** The open connection under `key` (marked in use), or a new one. */
   private async connect(target: McpServerTarget, key: string): Promise<Connection> {
-    const fingerprint = createHash('sha256').update(JSON.stringify([target.url, target.headerName, target.headerValue])).digest('hex');
+    const fingerprint = createHash('sha256')
+      .update(JSON.stringify([target.url, target.headerName, target.headerValue]))
+      .digest('hex');
     const existing = this.connections.get(key);
     if (existing && existing.fingerprint === fingerprint) {
       existing.inUse += 1;
@@ -147,7 +158,8 @@ export class McpClients implements OnApplicationShutdown {
       },
     );
     client.onerror = (error) => this.logger.debug(`app ${target.appId}: ${error.message}`);
-    const headers: Record<string, string> = target.headerName && target.headerValue ? { [target.headerName]: target.headerValue } : {};
+    const headers: Record<string, string> =
+      target.headerName && target.headerValue ? { [target.headerName]: target.headerValue } : {};
     // redirectPolicy 'follow' leaves redirects to boundedFetch, which follows none
     const transport = new StreamableHTTPClientTransport(new URL(target.url), {
       requestInit: { headers },

@@ -19,10 +19,17 @@ describe('logging', () => {
   it('writes JSON lines and blanks out credentials, secrets and private data', () => {
     const { lines, stream } = capture();
     const logger = pino(pinoOptions(parseEnv({ LOG_LEVEL: 'info' }), 'api'), stream);
-    logger.info({
-      req: { headers: { authorization: 'Bearer eyJ.secret', cookie: 'toolgate_operator=abc' } },
-      body: { private_data: { token: 'pd-secret' }, webhook_secret: 'whsec_x', mcp: { auth_header_value: 'Bearer mcp' } },
-    }, 'request');
+    logger.info(
+      {
+        req: { headers: { authorization: 'Bearer eyJ.secret', cookie: 'toolgate_operator=abc' } },
+        body: {
+          private_data: { token: 'pd-secret' },
+          webhook_secret: 'whsec_x',
+          mcp: { auth_header_value: 'Bearer mcp' },
+        },
+      },
+      'request',
+    );
     const line = JSON.parse(lines[0]);
     expect(line).toMatchObject({ level: 30, service: 'api', msg: 'request' });
     expect(lines[0]).not.toMatch(/eyJ\.secret|abc|pd-secret|whsec_x|Bearer mcp/);
@@ -49,7 +56,11 @@ describe('log destination', () => {
 
   it('is JSON on stdout when piped, and always in production', () => {
     expect(logDestination(parseEnv({}), Object.assign(capture().stream, { isTTY: false }))).toBeUndefined();
-    const production = parseEnv({ NODE_ENV: 'production', AUTH_JWT_SECRET: 'x'.repeat(32), SECRETS_KEYS: DEVELOPMENT_SECRETS_KEYS });
+    const production = parseEnv({
+      NODE_ENV: 'production',
+      AUTH_JWT_SECRET: 'x'.repeat(32),
+      SECRETS_KEYS: DEVELOPMENT_SECRETS_KEYS,
+    });
     expect(logDestination(production, Object.assign(capture().stream, { isTTY: true }))).toBeUndefined();
   });
 });

@@ -41,7 +41,10 @@ export function pinoOptions(env: Env, service: 'api' | 'worker'): LoggerOptions 
  * Where log lines go: one readable line per event for a person at a terminal (outside production), JSON lines on
  * stdout otherwise (for collectors), always in production.
  */
-export function logDestination(env: Env, stdout: NodeJS.WritableStream & { isTTY?: boolean } = process.stdout): DestinationStream | undefined {
+export function logDestination(
+  env: Env,
+  stdout: NodeJS.WritableStream & { isTTY?: boolean } = process.stdout,
+): DestinationStream | undefined {
   if (env.NODE_ENV === 'production' || !stdout.isTTY) return undefined;
   return pretty({
     colorize: true,
@@ -79,7 +82,7 @@ export class JsonLogger implements LoggerService {
   }
 
   private write(level: pino.Level, message: unknown, context?: string) {
-    if (typeof message === 'object' && message !== null) this.logger[level]({ context, ...(message as object) });
+    if (typeof message === 'object' && message !== null) this.logger[level]({ context, ...message });
     else this.logger[level]({ context }, String(message));
   }
 }

@@ -40,7 +40,7 @@ export class Metrics {
 
   readonly attemptLateness = new Histogram({
     name: 'toolgate_tool_call_attempt_lateness_seconds',
-    help: 'How long after its due time a queued attempt started (waiting for a free worker slot or its app\'s share).',
+    help: "How long after its due time a queued attempt started (waiting for a free worker slot or its app's share).",
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
     registers: [this.registry],
   });
@@ -69,14 +69,20 @@ export class Metrics {
   }
 
   /** A gauge whose value is read when Prometheus scrapes (e.g. queue depth). */
-  gaugeOnScrape(name: string, help: string, labelNames: string[], read: () => Promise<Record<string, number>>, label: string): void {
+  gaugeOnScrape(
+    name: string,
+    help: string,
+    labelNames: string[],
+    read: () => Promise<Record<string, number>>,
+    label: string,
+  ): void {
     new Gauge({
       name,
       help,
       labelNames,
       registers: [this.registry],
       async collect() {
-        const values = await read().catch(() => ({}) as Record<string, number>);
+        const values = await read().catch(() => ({}));
         for (const [key, value] of Object.entries(values)) this.set({ [label]: key }, value);
       },
     });

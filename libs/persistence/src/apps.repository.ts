@@ -14,7 +14,10 @@ export interface RetiredWebhookSecret {
 }
 
 /** The app of a call, read at each of its attempts. */
-const GET_BY_ID: Statement = { name: 'apps_get_by_id', text: `SELECT ${selectList(APP_COLUMNS)} FROM apps WHERE id = $1` };
+const GET_BY_ID: Statement = {
+  name: 'apps_get_by_id',
+  text: `SELECT ${selectList(APP_COLUMNS)} FROM apps WHERE id = $1`,
+};
 
 /** Apps, always looked up by their owner first: another developer's app is simply not found. */
 @Injectable()

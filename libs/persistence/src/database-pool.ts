@@ -21,7 +21,7 @@ const TYPES = {
   getTypeParser: ((oid: number, format?: string) => {
     if (oid === TIMESTAMP_OID) return (text: string) => new Date(`${text.replace(' ', 'T')}Z`);
     if (oid === INT8_OID) return (text: string) => Number(text);
-    return pg.types.getTypeParser(oid, format as 'text');
+    return pg.types.getTypeParser(oid, format as 'text') as (text: string) => unknown;
   }) as typeof pg.types.getTypeParser,
 };
 

@@ -31,7 +31,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     seen.add(current);
     const e = current as ErrorLike;
     if (e.name === 'PrismaClientInitializationError') return true;
-    if (typeof e.code === 'string' && (PRISMA_CODES.has(e.code) || SQLSTATE.test(e.code) || SOCKET_CODES.has(e.code))) return true;
+    if (typeof e.code === 'string' && (PRISMA_CODES.has(e.code) || SQLSTATE.test(e.code) || SOCKET_CODES.has(e.code)))
+      return true;
     if (typeof e.kind === 'string' && ADAPTER_KINDS.has(e.kind)) return true;
     if (typeof e.message === 'string' && DRIVER_MESSAGE.test(e.message)) return true;
     pending.push(e.cause, e.meta?.driverAdapterError);

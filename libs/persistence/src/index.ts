@@ -16,4 +16,13 @@ export * from './prisma.service.js';
 export * from './storable.js';
 export * from './tool-calls.repository.js';
 export * from './tool-instances.repository.js';
-export type { App, HttpTool, Installation, LaunchCode, McpToolSnapshot, ToolCall, ToolCallAttempt, ToolInstance } from './generated/client.js';
+export type {
+  App,
+  HttpTool,
+  Installation,
+  LaunchCode,
+  McpToolSnapshot,
+  ToolCall,
+  ToolCallAttempt,
+  ToolInstance,
+} from './generated/client.js';

@@ -39,7 +39,10 @@ export class McpToolsRepository {
 
   /** A failed refresh keeps the previous snapshot and records why. */
   async recordFailure(appId: string, error: string, attemptedAt: Date): Promise<void> {
-    await this.prisma.app.update({ where: { id: appId }, data: { mcpSnapshotAttemptedAt: attemptedAt, mcpSnapshotError: error } });
+    await this.prisma.app.update({
+      where: { id: appId },
+      data: { mcpSnapshotAttemptedAt: attemptedAt, mcpSnapshotError: error },
+    });
   }
 
   /** MCP-mode apps whose snapshot is older than `before` (or missing): for the periodic refresh. */

@@ -29,12 +29,16 @@ export async function applyMigrations(databaseUrl: string, migrationsDir = findM
       "started_at" TIMESTAMPTZ NOT NULL DEFAULT now(),
       "applied_steps_count" INTEGER NOT NULL DEFAULT 0
     )`);
-    const { rows } = await client.query<{ migration_name: string; finished_at: Date | null; rolled_back_at: Date | null }>(
-      'SELECT migration_name, finished_at, rolled_back_at FROM "_prisma_migrations"',
-    );
+    const { rows } = await client.query<{
+      migration_name: string;
+      finished_at: Date | null;
+      rolled_back_at: Date | null;
+    }>('SELECT migration_name, finished_at, rolled_back_at FROM "_prisma_migrations"');
     const failed = rows.find((row) => row.finished_at === null && row.rolled_back_at === null);
     if (failed) {
-      throw new Error(`migration ${failed.migration_name} failed earlier and was not rolled back: fix the database, then mark it rolled back`);
+      throw new Error(
+        `migration ${failed.migration_name} failed earlier and was not rolled back: fix the database, then mark it rolled back`,
+      );
     }
     const done = new Set(rows.filter((row) => row.finished_at !== null).map((row) => row.migration_name));
     for (const name of listMigrations(migrationsDir)) {
@@ -52,7 +56,7 @@ export async function applyMigrations(databaseUrl: string, migrationsDir = findM
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK');
-        throw new Error(`migration ${name} failed: ${(error as Error).message}`);
+        throw new Error(`migration ${name} failed: ${(error as Error).message}`, { cause: error });
       }
       applied.push(name);
     }

@@ -14,8 +14,15 @@ import { ToolCallsRepository } from './tool-calls.repository.js';
 import { ToolInstancesRepository } from './tool-instances.repository.js';
 
 const repositories = [
-  AppsRepository, EncryptedColumnsRepository, HttpToolsRepository, InstallationsRepository, LaunchCodesRepository,
-  McpToolsRepository, ToolCallsRepository, ToolInstancesRepository, IdempotencyKeysRepository,
+  AppsRepository,
+  EncryptedColumnsRepository,
+  HttpToolsRepository,
+  InstallationsRepository,
+  LaunchCodesRepository,
+  McpToolsRepository,
+  ToolCallsRepository,
+  ToolInstancesRepository,
+  IdempotencyKeysRepository,
   FinishedToolCallsRepository,
 ];
 

@@ -7,43 +7,105 @@ export type InstanceWithTool = ToolInstance & { installation: Installation & { a
 type Columns<T> = { readonly [K in keyof T]-?: string };
 
 export const TOOL_CALL_COLUMNS: Columns<ToolCall> = {
-  id: 'id', eventId: 'event_id', appId: 'app_id', installationId: 'installation_id', projectId: 'project_id',
-  agentId: 'agent_id', toolInstanceId: 'tool_instance_id', toolKind: 'tool_kind', toolName: 'tool_name',
-  agentToolName: 'agent_tool_name', dialogId: 'dialog_id', leadId: 'lead_id', executionMode: 'execution_mode',
-  retryWindow: 'retry_window', attemptTimeoutS: 'attempt_timeout_s', handlerUrl: 'handler_url', arguments: 'arguments',
-  bodyEnc: 'body_enc', status: 'status', round: 'round', nextAttemptN: 'next_attempt_n', nextAttemptAt: 'next_attempt_at',
-  firstAttemptAt: 'first_attempt_at', attemptDeadline: 'attempt_deadline', result: 'result', resultText: 'result_text',
-  error: 'error', acceptedAt: 'accepted_at', finishedAt: 'finished_at', updatedAt: 'updated_at',
+  id: 'id',
+  eventId: 'event_id',
+  appId: 'app_id',
+  installationId: 'installation_id',
+  projectId: 'project_id',
+  agentId: 'agent_id',
+  toolInstanceId: 'tool_instance_id',
+  toolKind: 'tool_kind',
+  toolName: 'tool_name',
+  agentToolName: 'agent_tool_name',
+  dialogId: 'dialog_id',
+  leadId: 'lead_id',
+  executionMode: 'execution_mode',
+  retryWindow: 'retry_window',
+  attemptTimeoutS: 'attempt_timeout_s',
+  handlerUrl: 'handler_url',
+  arguments: 'arguments',
+  bodyEnc: 'body_enc',
+  status: 'status',
+  round: 'round',
+  nextAttemptN: 'next_attempt_n',
+  nextAttemptAt: 'next_attempt_at',
+  firstAttemptAt: 'first_attempt_at',
+  attemptDeadline: 'attempt_deadline',
+  result: 'result',
+  resultText: 'result_text',
+  error: 'error',
+  acceptedAt: 'accepted_at',
+  finishedAt: 'finished_at',
+  updatedAt: 'updated_at',
 };
 
 export const APP_COLUMNS: Columns<App> = {
-  id: 'id', developerId: 'developer_id', name: 'name', displayName: 'display_name', embeddedPageUrl: 'embedded_page_url',
-  developerPageUrl: 'developer_page_url', webhookSecretEnc: 'webhook_secret_enc',
+  id: 'id',
+  developerId: 'developer_id',
+  name: 'name',
+  displayName: 'display_name',
+  embeddedPageUrl: 'embedded_page_url',
+  developerPageUrl: 'developer_page_url',
+  webhookSecretEnc: 'webhook_secret_enc',
   retiredWebhookSecrets: 'retired_webhook_secrets',
-  agentToolsEnabled: 'agent_tools_enabled', agentToolsMode: 'agent_tools_mode', mcpUrl: 'mcp_url',
-  mcpAuthHeaderName: 'mcp_auth_header_name', mcpAuthHeaderValueEnc: 'mcp_auth_header_value_enc',
-  mcpSnapshotRefreshedAt: 'mcp_snapshot_refreshed_at', mcpSnapshotAttemptedAt: 'mcp_snapshot_attempted_at',
-  mcpSnapshotError: 'mcp_snapshot_error', createdAt: 'created_at', updatedAt: 'updated_at',
+  agentToolsEnabled: 'agent_tools_enabled',
+  agentToolsMode: 'agent_tools_mode',
+  mcpUrl: 'mcp_url',
+  mcpAuthHeaderName: 'mcp_auth_header_name',
+  mcpAuthHeaderValueEnc: 'mcp_auth_header_value_enc',
+  mcpSnapshotRefreshedAt: 'mcp_snapshot_refreshed_at',
+  mcpSnapshotAttemptedAt: 'mcp_snapshot_attempted_at',
+  mcpSnapshotError: 'mcp_snapshot_error',
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
 };
 
 export const INSTALLATION_COLUMNS: Columns<Installation> = {
-  id: 'id', projectId: 'project_id', appId: 'app_id', createdAt: 'created_at',
+  id: 'id',
+  projectId: 'project_id',
+  appId: 'app_id',
+  createdAt: 'created_at',
 };
 
 export const TOOL_INSTANCE_COLUMNS: Columns<ToolInstance> = {
-  id: 'id', projectId: 'project_id', agentId: 'agent_id', installationId: 'installation_id', appId: 'app_id',
-  toolKind: 'tool_kind', toolName: 'tool_name', httpToolId: 'http_tool_id', title: 'title', configuration: 'configuration',
-  configuredParameters: 'configured_parameters', privateDataEnc: 'private_data_enc', privateDataRequired: 'private_data_required',
-  enabled: 'enabled', createdAt: 'created_at', updatedAt: 'updated_at',
+  id: 'id',
+  projectId: 'project_id',
+  agentId: 'agent_id',
+  installationId: 'installation_id',
+  appId: 'app_id',
+  toolKind: 'tool_kind',
+  toolName: 'tool_name',
+  httpToolId: 'http_tool_id',
+  title: 'title',
+  configuration: 'configuration',
+  configuredParameters: 'configured_parameters',
+  privateDataEnc: 'private_data_enc',
+  privateDataRequired: 'private_data_required',
+  enabled: 'enabled',
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
 };
 
 export const HTTP_TOOL_COLUMNS: Columns<HttpTool> = {
-  id: 'id', appId: 'app_id', name: 'name', titleRu: 'title_ru', titleEn: 'title_en', descriptionRu: 'description_ru',
-  descriptionEn: 'description_en', responseDescriptionRu: 'response_description_ru',
+  id: 'id',
+  appId: 'app_id',
+  name: 'name',
+  titleRu: 'title_ru',
+  titleEn: 'title_en',
+  descriptionRu: 'description_ru',
+  descriptionEn: 'description_en',
+  responseDescriptionRu: 'response_description_ru',
   responseDescriptionEn: 'response_description_en',
-  agentDescription: 'agent_description', handlerUrl: 'handler_url', parameters: 'parameters', configurable: 'configurable',
-  allowMultiple: 'allow_multiple', executionMode: 'execution_mode', attemptTimeoutS: 'attempt_timeout_s',
-  retryWindow: 'retry_window', createdAt: 'created_at', updatedAt: 'updated_at',
+  agentDescription: 'agent_description',
+  handlerUrl: 'handler_url',
+  parameters: 'parameters',
+  configurable: 'configurable',
+  allowMultiple: 'allow_multiple',
+  executionMode: 'execution_mode',
+  attemptTimeoutS: 'attempt_timeout_s',
+  retryWindow: 'retry_window',
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
 };
 
 /**
@@ -52,7 +114,9 @@ export const HTTP_TOOL_COLUMNS: Columns<HttpTool> = {
  */
 export function selectList<T>(columns: Columns<T>, alias?: string, prefix = ''): string {
   const table = alias ? `${alias}.` : '';
-  return Object.entries<string>(columns).map(([field, column]) => `${table}${column} AS "${prefix}${field}"`).join(', ');
+  return Object.entries<string>(columns)
+    .map(([field, column]) => `${table}${column} AS "${prefix}${field}"`)
+    .join(', ');
 }
 
 /** The object of one table's columns in a row selected with `selectList(columns, alias, prefix)`. */
@@ -67,8 +131,10 @@ export function pick<T>(row: Record<string, unknown>, columns: Columns<T>, prefi
  * HTTP tool (`h`), for a query that joins them; `instanceWithTool` reads them back.
  */
 export const INSTANCE_WITH_TOOL_SELECT = [
-  selectList(TOOL_INSTANCE_COLUMNS, 'i', 'i.'), selectList(INSTALLATION_COLUMNS, 'n', 'n.'),
-  selectList(APP_COLUMNS, 'na', 'na.'), selectList(HTTP_TOOL_COLUMNS, 'h', 'h.'),
+  selectList(TOOL_INSTANCE_COLUMNS, 'i', 'i.'),
+  selectList(INSTALLATION_COLUMNS, 'n', 'n.'),
+  selectList(APP_COLUMNS, 'na', 'na.'),
+  selectList(HTTP_TOOL_COLUMNS, 'h', 'h.'),
 ].join(', ');
 
 /** The instance of a row selected with INSTANCE_WITH_TOOL_SELECT; null when the join found none. */

@@ -14,7 +14,9 @@ describe('storableJsonText', () => {
   });
 
   it('cleans strings and keys at any depth', () => {
-    expect(JSON.parse(storableJsonText({ 'k\u0000': [{ v: 'x\ud800' }] }) as string)).toEqual({ 'k\uFFFD': [{ v: 'x\uFFFD' }] });
+    expect(JSON.parse(storableJsonText({ 'k\u0000': [{ v: 'x\ud800' }] }) as string)).toEqual({
+      'k\uFFFD': [{ v: 'x\uFFFD' }],
+    });
   });
 
   it('names what is nested deeper than 100 levels, even past what the stack allows', () => {

@@ -2,6 +2,7 @@
 export const MAX_STORED_JSON_DEPTH = 100;
 
 /** What Postgres text and jsonb refuse: NUL, and a UTF-16 surrogate without its other half. */
+// eslint-disable-next-line no-control-regex -- NUL is exactly what Postgres refuses
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 /** The same, as JSON.stringify writes it. */
 const UNSTORABLE_ESCAPED = /\\u0000|\\ud[89a-f][0-9a-f]{2}/i;
@@ -18,7 +19,9 @@ export function storableJson(value: unknown, depth = 0): unknown {
   if (value === null || typeof value !== 'object') return value;
   if (depth >= MAX_STORED_JSON_DEPTH) return `[nested deeper than ${MAX_STORED_JSON_DEPTH} levels: not stored]`;
   if (Array.isArray(value)) return value.map((item) => storableJson(item, depth + 1));
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [storableText(key), storableJson(item, depth + 1)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [storableText(key), storableJson(item, depth + 1)]),
+  );
 }
 
 /** The jsonb text of a value, made storable only where it needs it (the common answer is stored as is). */

@@ -3,7 +3,14 @@ import type { DatabasePool } from './database-pool.js';
 import type { PrismaService } from './prisma.service.js';
 import { type AttemptRecord, type CallOutcome, ToolCallsRepository } from './tool-calls.repository.js';
 
-const attempt: AttemptRecord = { startedAt: new Date(), durationMs: 5, outcome: 'success', httpStatus: 200, error: null, responseExcerpt: 'odd' };
+const attempt: AttemptRecord = {
+  startedAt: new Date(),
+  durationMs: 5,
+  outcome: 'success',
+  httpStatus: 200,
+  error: null,
+  responseExcerpt: 'odd',
+};
 const outcome: CallOutcome = {
   status: 'succeeded',
   nextAttemptN: null,
@@ -22,7 +29,7 @@ function poolFailing(...failures: unknown[]) {
     rows: async (_statement: unknown, values: unknown[]) => {
       calls.push(values);
       const failure = failures.shift();
-      if (failure) throw failure;
+      if (failure) throw failure as Error;
       return [{ id: 'call_1' }];
     },
   };
@@ -43,7 +50,13 @@ describe('recordAttempt', () => {
 
   it('keeps the kind of a failure in the minimal record', async () => {
     const { repository, calls } = poolFailing(refused('54001'));
-    const failed = { ...outcome, status: 'failed', result: null, resultText: null, error: { kind: 'http_status', message: 'odd' } };
+    const failed = {
+      ...outcome,
+      status: 'failed',
+      result: null,
+      resultText: null,
+      error: { kind: 'http_status', message: 'odd' },
+    };
     await repository.recordAttempt('call_1', 1, 1, { ...attempt, error: 'odd' }, failed, 'att_1');
     expect(calls[1]).toContain('{"kind":"http_status","message":"the details could not be recorded"}');
     expect(calls[1]).not.toContain('odd');
@@ -51,7 +64,9 @@ describe('recordAttempt', () => {
 
   it('throws what is not about the values (Postgres away): the job is retried', async () => {
     const { repository, calls } = poolFailing(new Error('connection refused'));
-    await expect(repository.recordAttempt('call_1', 1, 1, attempt, outcome, 'att_1')).rejects.toThrow('connection refused');
+    await expect(repository.recordAttempt('call_1', 1, 1, attempt, outcome, 'att_1')).rejects.toThrow(
+      'connection refused',
+    );
     expect(calls).toHaveLength(1);
   });
 });

@@ -77,7 +77,12 @@ export class ToolCallsRepository {
   }
 
   /** Newest first. */
-  async listForApp(developerId: string, appId: string, filters: ToolCallFilters, page: PageRequest): Promise<Page<ToolCall>> {
+  async listForApp(
+    developerId: string,
+    appId: string,
+    filters: ToolCallFilters,
+    page: PageRequest,
+  ): Promise<Page<ToolCall>> {
     const rows = await this.prisma.toolCall.findMany({
       where: {
         appId,
@@ -100,8 +105,20 @@ export class ToolCallsRepository {
    * deadline is that timeout plus `marginMs`) and reads, in the same statement, the app, installation,
    * instance and tool as they are now.
    */
-  async claimForDelivery(callId: string, round: number, n: number, marginMs: number, now = new Date()): Promise<CallTarget | null> {
-    const [row] = await this.db.rows<Record<string, unknown>>(SQL.claimForDelivery, [callId, round, n, marginMs, utc(now)]);
+  async claimForDelivery(
+    callId: string,
+    round: number,
+    n: number,
+    marginMs: number,
+    now = new Date(),
+  ): Promise<CallTarget | null> {
+    const [row] = await this.db.rows<Record<string, unknown>>(SQL.claimForDelivery, [
+      callId,
+      round,
+      n,
+      marginMs,
+      utc(now),
+    ]);
     return row ? callTarget(row) : null;
   }
 
@@ -140,7 +157,9 @@ export class ToolCallsRepository {
         ...outcome,
         result: null,
         resultText: outcome.status === 'succeeded' ? `[${note}]` : null,
-        error: outcome.error ? { kind: typeof kind === 'string' ? storableText(kind) : 'unknown', message: note } : null,
+        error: outcome.error
+          ? { kind: typeof kind === 'string' ? storableText(kind) : 'unknown', message: note }
+          : null,
       };
       const minimalAttempt = { ...attempt, error: attempt.error === null ? null : note, responseExcerpt: null };
       return this.writeAttempt(callId, round, n, minimalAttempt, minimal, attemptId);
@@ -157,10 +176,24 @@ export class ToolCallsRepository {
   ): Promise<boolean> {
     const text = (value: string | null) => (value === null ? null : storableText(value));
     const rows = await this.db.rows(SQL.recordAttempt, [
-      attemptId, callId, round, n, utc(attempt.startedAt), attempt.durationMs, attempt.outcome, attempt.httpStatus,
-      text(attempt.error), text(attempt.responseExcerpt),
-      outcome.status, outcome.nextAttemptN, utc(outcome.nextAttemptAt), utc(outcome.firstAttemptAt),
-      storableJsonText(outcome.result), text(outcome.resultText), storableJsonText(outcome.error), utc(outcome.finishedAt),
+      attemptId,
+      callId,
+      round,
+      n,
+      utc(attempt.startedAt),
+      attempt.durationMs,
+      attempt.outcome,
+      attempt.httpStatus,
+      text(attempt.error),
+      text(attempt.responseExcerpt),
+      outcome.status,
+      outcome.nextAttemptN,
+      utc(outcome.nextAttemptAt),
+      utc(outcome.firstAttemptAt),
+      storableJsonText(outcome.result),
+      text(outcome.resultText),
+      storableJsonText(outcome.error),
+      utc(outcome.finishedAt),
       utc(new Date()),
     ]);
     return rows.length > 0;
@@ -170,7 +203,14 @@ export class ToolCallsRepository {
   async cancel(callId: string, error: Prisma.InputJsonValue, now: Date): Promise<boolean> {
     const { count } = await this.prisma.toolCall.updateMany({
       where: { id: callId, status: { in: [...ACTIVE_STATUSES] } },
-      data: { status: 'cancelled', error, finishedAt: now, nextAttemptAt: null, nextAttemptN: null, attemptDeadline: null },
+      data: {
+        status: 'cancelled',
+        error,
+        finishedAt: now,
+        nextAttemptAt: null,
+        nextAttemptN: null,
+        attemptDeadline: null,
+      },
     });
     return count > 0;
   }
@@ -225,7 +265,14 @@ export class ToolCallsRepository {
           { status: 'queued', nextAttemptAt: { lt: new Date(now.getTime() - graceMs) } },
         ],
       },
-      data: { status: 'failed', error, finishedAt: now, nextAttemptAt: null, nextAttemptN: null, attemptDeadline: null },
+      data: {
+        status: 'failed',
+        error,
+        finishedAt: now,
+        nextAttemptAt: null,
+        nextAttemptN: null,
+        attemptDeadline: null,
+      },
     });
     return count > 0;
   }

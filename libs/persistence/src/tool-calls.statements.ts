@@ -58,7 +58,10 @@ export const TOOL_CALL_STATEMENTS = {
     name: 'tool_calls_current_target',
     text: `SELECT ${CURRENT_TARGET_SELECT} FROM tool_calls c ${CURRENT_TARGET_JOINS} WHERE c.id = $1`,
   },
-  storeBody: { name: 'tool_calls_store_body', text: 'UPDATE tool_calls SET body_enc = $2, updated_at = $3 WHERE id = $1 RETURNING id' },
+  storeBody: {
+    name: 'tool_calls_store_body',
+    text: 'UPDATE tool_calls SET body_enc = $2, updated_at = $3 WHERE id = $1 RETURNING id',
+  },
   recordAttempt: {
     name: 'tool_calls_record_attempt',
     text: `WITH attempt AS (

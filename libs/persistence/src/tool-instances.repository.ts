@@ -88,10 +88,18 @@ export class ToolInstancesRepository {
 
   /** The agents that have at least one tool of the app. */
   async agentsOfApp(appId: string): Promise<{ projectId: string; agentId: string }[]> {
-    return this.prisma.toolInstance.findMany({ where: { appId }, select: { projectId: true, agentId: true }, distinct: ['projectId', 'agentId'] });
+    return this.prisma.toolInstance.findMany({
+      where: { appId },
+      select: { projectId: true, agentId: true },
+      distinct: ['projectId', 'agentId'],
+    });
   }
 
   async agentsOfInstallation(installationId: string): Promise<{ projectId: string; agentId: string }[]> {
-    return this.prisma.toolInstance.findMany({ where: { installationId }, select: { projectId: true, agentId: true }, distinct: ['projectId', 'agentId'] });
+    return this.prisma.toolInstance.findMany({
+      where: { installationId },
+      select: { projectId: true, agentId: true },
+      distinct: ['projectId', 'agentId'],
+    });
   }
 }

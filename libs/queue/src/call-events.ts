@@ -1,7 +1,13 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { ENV, type Env } from '../../config/src/index.js';
-import { REQUEST_COMMAND_TIMEOUT_MS, createRedisConnection, createRequestConnection, whenConnected, withinMs } from './redis.js';
+import {
+  REQUEST_COMMAND_TIMEOUT_MS,
+  createRedisConnection,
+  createRequestConnection,
+  whenConnected,
+  withinMs,
+} from './redis.js';
 
 export interface CallProgress {
   /** The attempt that just failed, and how many the schedule has. */
@@ -14,7 +20,7 @@ type Listener = (payload: string) => void;
 
 interface Watch {
   subscribed: Promise<boolean>;
-  stop(): void;
+  stop: () => void;
 }
 
 /**
@@ -56,7 +62,7 @@ export class CallEvents implements OnModuleDestroy {
    * `finished` resolves when it is published; `subscribed` says whether Redis confirmed the
    * subscription (false when it could not: then only re-reading the call tells).
    */
-  watchFinish(callId: string): { finished: Promise<void>; subscribed: Promise<boolean>; stop(): void } {
+  watchFinish(callId: string): { finished: Promise<void>; subscribed: Promise<boolean>; stop: () => void } {
     let fire!: () => void;
     const finished = new Promise<void>((resolve) => (fire = resolve));
     const { subscribed, stop } = this.watch('finished', callId, () => fire());
@@ -65,7 +71,8 @@ export class CallEvents implements OnModuleDestroy {
 
   /** Passes the call's retry progress on until the returned function is called; registered at once. */
   onProgress(callId: string, listener: (progress: CallProgress) => void): () => void {
-    return this.watch('progress', callId, (payload) => listener(JSON.parse(payload) as CallProgress)).stop;
+    const { stop } = this.watch('progress', callId, (payload) => listener(JSON.parse(payload) as CallProgress));
+    return stop;
   }
 
   async onCancel(requestKey: string, listener: () => void): Promise<() => void> {
@@ -94,7 +101,13 @@ export class CallEvents implements OnModuleDestroy {
       set?.delete(listener);
       if (set?.size === 0) this.listeners.delete(key);
     };
-    return { subscribed: this.ensureSubscribed().then(() => true, () => false), stop };
+    return {
+      subscribed: this.ensureSubscribed().then(
+        () => true,
+        () => false,
+      ),
+      stop,
+    };
   }
 
   private ensureSubscribed(): Promise<Redis> {

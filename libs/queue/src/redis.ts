@@ -23,7 +23,12 @@ export function createRequestConnection(url: string): Redis {
 
 /** A connection for health checks: fails fast instead of queueing while Redis is away. */
 export function createProbeConnection(url: string): Redis {
-  return new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000, lazyConnect: false });
+  return new Redis(url, {
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    connectTimeout: 2000,
+    lazyConnect: false,
+  });
 }
 
 /**
@@ -32,7 +37,8 @@ export function createProbeConnection(url: string): Redis {
  */
 export function whenConnected(redis: Redis, ms = REQUEST_COMMAND_TIMEOUT_MS): Promise<void> {
   if (redis.status === 'ready') return Promise.resolve();
-  if (!['wait', 'connecting', 'connect'].includes(redis.status)) return Promise.reject(new Error(`Redis is away (${redis.status})`));
+  if (!['wait', 'connecting', 'connect'].includes(redis.status))
+    return Promise.reject(new Error(`Redis is away (${redis.status})`));
   return new Promise<void>((resolve, reject) => {
     const done = (error?: Error) => {
       clearTimeout(timer);

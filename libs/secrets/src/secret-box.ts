@@ -47,7 +47,10 @@ export class SecretBox {
     const { kid } = decodeProtectedHeader(jwe);
     const key = kid ? this.keysById.get(kid) : undefined;
     if (!key) throw new UnknownSecretKeyError(kid);
-    const { plaintext } = await compactDecrypt(jwe, key, { keyManagementAlgorithms: ['dir'], contentEncryptionAlgorithms: ['A256GCM'] });
+    const { plaintext } = await compactDecrypt(jwe, key, {
+      keyManagementAlgorithms: ['dir'],
+      contentEncryptionAlgorithms: ['A256GCM'],
+    });
     return new TextDecoder().decode(plaintext);
   }
 

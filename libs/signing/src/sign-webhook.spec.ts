@@ -6,7 +6,8 @@ import { generateWebhookSecret } from './webhook-secret.js';
 
 describe('signWebhook', () => {
   const secret = `whsec_${Buffer.alloc(32, 3).toString('base64')}`;
-  const body = '{"event_id":"019d0000-0000-7000-8000-000000000001","event_type":"tool_call","arguments":{"q":"привет"}}';
+  const body =
+    '{"event_id":"019d0000-0000-7000-8000-000000000001","event_type":"tool_call","arguments":{"q":"привет"}}';
 
   it('signs `${event_id}.${timestamp}.${body}` with HMAC-SHA256 of the decoded key', () => {
     const expected = createHmac('sha256', Buffer.alloc(32, 3)).update(`evt.1700000000.${body}`).digest('base64');

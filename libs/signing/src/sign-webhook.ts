@@ -23,7 +23,12 @@ export interface SignedHeaders {
  * `secrets` are the current secret first, then (during the 24 h after a rotation) the previous one:
  * each gives one space-separated `v1,` signature.
  */
-export function signWebhook(secrets: readonly string[], eventId: string, timestamp: number, body: string | Buffer): SignedHeaders {
+export function signWebhook(
+  secrets: readonly string[],
+  eventId: string,
+  timestamp: number,
+  body: string | Buffer,
+): SignedHeaders {
   if (secrets.length === 0) throw new Error('signWebhook needs at least one secret');
   const signature = secrets.map((secret) => signatureV1(secret, eventId, timestamp, body)).join(' ');
   const seconds = String(timestamp);

@@ -198,13 +198,19 @@ describe('verifyToolCall', () => {
 
     it('the right signature under another version prefix, and garbage entries', () => {
       const digest = signed['X-Webhook-Signature'].slice('v1,'.length);
-      const headers = { ...pick(signed, 'toolgate'), 'X-Webhook-Signature': `v2,${digest} v1a,${digest} ${digest} v1,` };
+      const headers = {
+        ...pick(signed, 'toolgate'),
+        'X-Webhook-Signature': `v2,${digest} v1a,${digest} ${digest} v1,`,
+      };
       expect(failure(() => verifyToolCall(body, headers, secret, { now })).reason).toBe('no_matching_signature');
     });
   });
 
   it('finds the matching v1 entry among other versions and entries', () => {
-    const headers = { ...pick(signed, 'toolgate'), 'X-Webhook-Signature': `v2,abc v1,AAAA ${signed['X-Webhook-Signature']}` };
+    const headers = {
+      ...pick(signed, 'toolgate'),
+      'X-Webhook-Signature': `v2,abc v1,AAAA ${signed['X-Webhook-Signature']}`,
+    };
     expect(verifyToolCall(body, headers, secret, { now })).toEqual(event);
   });
 

@@ -22,8 +22,7 @@ export interface ToolCallEvent {
 
 /** A WHATWG `Headers` instance, or a plain record such as Node's `IncomingHttpHeaders`. */
 export type HeadersLike =
-  | { get(name: string): string | null }
-  | { readonly [name: string]: string | readonly string[] | undefined };
+  { get(name: string): string | null } | { readonly [name: string]: string | readonly string[] | undefined };
 
 export interface VerifyOptions {
   /** How far (seconds) the timestamp header may be from now, either way. Default 300. */
@@ -84,7 +83,7 @@ export function verifyToolCall(
   if (event.event_id !== eventId) {
     throw new WebhookVerificationError(
       'event_id_mismatch',
-      'The body\'s event_id does not match the X-Webhook-Event-Id header.',
+      "The body's event_id does not match the X-Webhook-Event-Id header.",
     );
   }
 
@@ -130,11 +129,7 @@ function requireHeader(headers: HeadersLike, names: readonly [string, string]): 
     const value = readHeader(headers, name);
     if (value !== undefined && value !== '') return value;
   }
-  throw new WebhookVerificationError(
-    'missing_header',
-    `The ${names[0]} header (or ${names[1]}) is missing.`,
-    names[0],
-  );
+  throw new WebhookVerificationError('missing_header', `The ${names[0]} header (or ${names[1]}) is missing.`, names[0]);
 }
 
 function readHeader(headers: HeadersLike, name: string): string | undefined {

@@ -3,14 +3,24 @@ import { ApiBearerAuth, ApiBody, ApiHeader, ApiParam, ApiTags } from '@nestjs/sw
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import {
-  AcceptToolCall, CancelToolCall, GetAgentToolCall, IdempotentRequests, ListAgentTools, presentAgentTool,
+  AcceptToolCall,
+  CancelToolCall,
+  GetAgentToolCall,
+  IdempotentRequests,
+  ListAgentTools,
+  presentAgentTool,
 } from '../../../../libs/domain/src/index.js';
 import { AgentAuth, type AgentIdentity, Auth } from '../common/auth.guard.js';
 import { Answers, Operation, Problems, QueryOf, jsonSchemaOf } from '../common/openapi.js';
 import { ZodValidationPipe } from '../common/zod-validation.pipe.js';
 import { presentAgentCall, presentCallOutcome, presentReplayOfLargeOutcome } from './agents.presenter.js';
 import {
-  AgentCallResponseSchema, AgentToolsResponseSchema, CallOutcomeSchema, IdempotencyHeaderSchema, ToolCallSchema, WaitQuerySchema,
+  AgentCallResponseSchema,
+  AgentToolsResponseSchema,
+  CallOutcomeSchema,
+  IdempotencyHeaderSchema,
+  ToolCallSchema,
+  WaitQuerySchema,
 } from './agents.schemas.js';
 
 const idempotencyHeaderPipe = new ZodValidationPipe(IdempotencyHeaderSchema);
@@ -56,7 +66,9 @@ export class AgentsController {
     @Headers('idempotency-key') idempotencyKeyHeader: string | undefined,
     @Res({ passthrough: true }) response: FastifyReply,
   ) {
-    const { 'Idempotency-Key': idempotencyKey } = idempotencyHeaderPipe.transform({ 'Idempotency-Key': idempotencyKeyHeader });
+    const { 'Idempotency-Key': idempotencyKey } = idempotencyHeaderPipe.transform({
+      'Idempotency-Key': idempotencyKeyHeader,
+    });
     const accept = async () => {
       const call = await this.acceptToolCall.execute(agent, body);
       return {

@@ -2,8 +2,10 @@ import type { ToolCall } from '../../../../libs/persistence/src/index.js';
 
 /** A call as the agent sees it: the result when it succeeded, the error when it did not. */
 export function presentCallOutcome(call: ToolCall) {
-  if (call.status === 'succeeded') return { call_id: call.id, status: call.status, result: call.result, result_text: call.resultText };
-  if (call.status === 'failed' || call.status === 'cancelled') return { call_id: call.id, status: call.status, error: call.error };
+  if (call.status === 'succeeded')
+    return { call_id: call.id, status: call.status, result: call.result, result_text: call.resultText };
+  if (call.status === 'failed' || call.status === 'cancelled')
+    return { call_id: call.id, status: call.status, error: call.error };
   return { call_id: call.id, status: call.status };
 }
 
@@ -13,8 +15,7 @@ export function presentReplayOfLargeOutcome(call: ToolCall) {
   return {
     call_id: call.id,
     status: call.status,
-    result_omitted:
-      `The first answer was too large to keep for repeats of this Idempotency-Key: read the call with GET ${where}.`,
+    result_omitted: `The first answer was too large to keep for repeats of this Idempotency-Key: read the call with GET ${where}.`,
   };
 }
 

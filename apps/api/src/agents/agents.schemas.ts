@@ -4,37 +4,56 @@ export const ToolCallSchema = z.strictObject({
   tool: z.string().min(1).max(64).meta({ description: 'The agent-facing name from GET /v1/agents/{agent_id}/tools' }),
   dialog_id: z.string().min(1).max(200),
   lead_id: z.string().min(1).max(200).nullable().optional(),
-  arguments: z.unknown().optional().meta({ description: 'An object of parameter values; {}, null or missing mean none' }),
+  arguments: z
+    .unknown()
+    .optional()
+    .meta({ description: 'An object of parameter values; {}, null or missing mean none' }),
 });
 
 export const IdempotencyHeaderSchema = z.object({
-  'Idempotency-Key': z.string().regex(/^[\x21-\x7e]{1,255}$/, 'must be 1–255 visible ASCII characters').optional(),
+  'Idempotency-Key': z
+    .string()
+    .regex(/^[\x21-\x7e]{1,255}$/, 'must be 1–255 visible ASCII characters')
+    .optional(),
 });
 
 export const WaitQuerySchema = z.object({
-  wait: z.coerce.number({ message: 'must be a number of seconds from 0 to 60' }).min(0, 'must be from 0 to 60').max(60, 'must be from 0 to 60').default(0),
+  wait: z.coerce
+    .number({ message: 'must be a number of seconds from 0 to 60' })
+    .min(0, 'must be from 0 to 60')
+    .max(60, 'must be from 0 to 60')
+    .default(0),
 });
 
 /** Documentation of the answers (not used to validate). */
 const CALL_STATUSES = ['queued', 'in_progress', 'succeeded', 'failed', 'cancelled'] as const;
 
 export const AgentToolsResponseSchema = z.object({
-  data: z.array(z.object({
-    name: z.string().meta({ description: 'What the agent calls it: `tool` of POST tool-calls' }),
-    description: z.string(),
-    parameters: z.record(z.string(), z.unknown()).meta({ description: 'The JSON Schema of `arguments`' }),
-    tool_instance_id: z.string(),
-    execution_mode: z.enum(['instant', 'wait', 'background']),
-  })),
+  data: z.array(
+    z.object({
+      name: z.string().meta({ description: 'What the agent calls it: `tool` of POST tool-calls' }),
+      description: z.string(),
+      parameters: z.record(z.string(), z.unknown()).meta({ description: 'The JSON Schema of `arguments`' }),
+      tool_instance_id: z.string(),
+      execution_mode: z.enum(['instant', 'wait', 'background']),
+    }),
+  ),
 });
 
 export const CallOutcomeSchema = z.object({
   call_id: z.string(),
   status: z.enum(CALL_STATUSES),
   result: z.unknown().optional().meta({ description: 'When succeeded: what the handler answered' }),
-  result_text: z.string().nullable().optional().meta({ description: 'When succeeded: the result as text for the model' }),
+  result_text: z
+    .string()
+    .nullable()
+    .optional()
+    .meta({ description: 'When succeeded: the result as text for the model' }),
   error: z.record(z.string(), z.unknown()).nullable().optional().meta({ description: 'When failed or cancelled' }),
-  result_omitted: z.string().optional().meta({ description: 'A repeat of an Idempotency-Key whose first answer was too large' }),
+  result_omitted: z
+    .string()
+    .optional()
+    .meta({ description: 'A repeat of an Idempotency-Key whose first answer was too large' }),
 });
 
 export const AgentCallResponseSchema = CallOutcomeSchema.extend({

@@ -23,12 +23,18 @@ export class AuthGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const role = this.reflector.getAllAndOverride<Role | undefined>(ROLE_KEY, [context.getHandler(), context.getClass()]);
+    const role = this.reflector.getAllAndOverride<Role | undefined>(ROLE_KEY, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
     if (!role) return true;
     const request = context.switchToHttp().getRequest<AuthedRequest>();
     const claims = await this.verifier.verify(request.headers.authorization);
     if (claims.role !== role) {
-      throw new DomainError(ErrorCode.Forbidden, `This route needs a ${role} token; this one is a ${claims.role} token.`);
+      throw new DomainError(
+        ErrorCode.Forbidden,
+        `This route needs a ${role} token; this one is a ${claims.role} token.`,
+      );
     }
     const params = request.params as Record<string, string | undefined>;
     if (claims.role === 'project' && params.project_id !== undefined && params.project_id !== claims.project_id) {

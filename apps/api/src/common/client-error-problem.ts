@@ -5,10 +5,17 @@ import { problem } from './problem-details.filter.js';
 
 const REFUSALS: Record<string, [status: number, code: string, reason: string, detail: string]> = {
   HPE_HEADER_OVERFLOW: [
-    431, 'headers_too_large', 'Request Header Fields Too Large',
+    431,
+    'headers_too_large',
+    'Request Header Fields Too Large',
     'The URL and headers are larger than 16 KiB: send a shorter URL or fewer headers.',
   ],
-  ERR_HTTP_REQUEST_TIMEOUT: [408, 'request_timeout', 'Request Timeout', 'The request did not arrive in time: send it again.'],
+  ERR_HTTP_REQUEST_TIMEOUT: [
+    408,
+    'request_timeout',
+    'Request Timeout',
+    'The request did not arrive in time: send it again.',
+  ],
   default: [400, ErrorCode.BadRequest, 'Bad Request', 'The request is not valid HTTP/1.1.'],
 };
 
@@ -32,8 +39,15 @@ export function answerClientErrorWithProblem(error: NodeJS.ErrnoException, socke
  * Fastify's `frameworkErrors`: a URL it cannot route (bad percent-encoding) is refused before Nest
  * sees it, and gets the problem+json the exception filter gives a URIError.
  */
-export function answerBadUrlWithProblem(error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply): void {
-  const detail = error.code === 'FST_ERR_BAD_URL' ? 'The URL is not correctly percent-encoded.' : 'The URL cannot be routed: see /docs for the API.';
+export function answerBadUrlWithProblem(
+  error: Error & { code?: string },
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  const detail =
+    error.code === 'FST_ERR_BAD_URL'
+      ? 'The URL is not correctly percent-encoded.'
+      : 'The URL cannot be routed: see /docs for the API.';
   void reply
     .code(400)
     .header('X-Request-Id', request.id)

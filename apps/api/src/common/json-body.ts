@@ -12,16 +12,25 @@ function refusal(status: number, type: string, message: string): Error {
 
 /** The body's text: UTF-8 that is not valid UTF-8 is a 400 (a decoder would quietly turn its bytes into U+FFFD). */
 function decode(body: Buffer, contentType: string | undefined): string {
-  const charset = /;\s*charset=("?)([^";]+)\1/i.exec(contentType ?? '')?.[2].trim().toLowerCase() ?? 'utf-8';
+  const charset =
+    /;\s*charset=("?)([^";]+)\1/i
+      .exec(contentType ?? '')?.[2]
+      .trim()
+      .toLowerCase() ?? 'utf-8';
   if (charset === 'utf-8' || charset === 'utf8') {
-    if (!isUtf8(body)) throw refusal(400, 'entity.not_utf8', 'The body is not valid UTF-8: send JSON encoded as UTF-8.');
+    if (!isUtf8(body))
+      throw refusal(400, 'entity.not_utf8', 'The body is not valid UTF-8: send JSON encoded as UTF-8.');
     return body.toString('utf8');
   }
   try {
     if (!charset.startsWith('utf-')) throw new RangeError(charset);
     return new TextDecoder(charset).decode(body);
   } catch {
-    throw refusal(415, 'charset.unsupported', `Unsupported charset "${charset.toUpperCase()}": send JSON encoded as UTF-8.`);
+    throw refusal(
+      415,
+      'charset.unsupported',
+      `Unsupported charset "${charset.toUpperCase()}": send JSON encoded as UTF-8.`,
+    );
   }
 }
 
@@ -30,11 +39,17 @@ function inflate(body: Buffer, contentEncoding: string | undefined): Buffer {
   const encoding = (contentEncoding ?? 'identity').trim().toLowerCase();
   if (encoding === 'identity') return body;
   const decompress = INFLATE[encoding as keyof typeof INFLATE];
-  if (!decompress) throw refusal(415, 'encoding.unsupported', `Unsupported Content-Encoding "${encoding}": send gzip, deflate, br or none.`);
+  if (!decompress)
+    throw refusal(
+      415,
+      'encoding.unsupported',
+      `Unsupported Content-Encoding "${encoding}": send gzip, deflate, br or none.`,
+    );
   try {
     return decompress(body, { maxOutputLength: LIMIT });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw refusal(413, 'entity.too.large', 'The body is larger than 1 MiB.');
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE')
+      throw refusal(413, 'entity.too.large', 'The body is larger than 1 MiB.');
     throw refusal(400, 'encoding.failed', `The body is not valid ${encoding} data.`);
   }
 }

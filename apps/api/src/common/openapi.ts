@@ -1,12 +1,25 @@
 import { type INestApplication, applyDecorators } from '@nestjs/common';
-import { ApiOperation, ApiQuery, ApiResponse, DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import {
+  ApiOperation,
+  ApiQuery,
+  ApiResponse,
+  DocumentBuilder,
+  type OpenAPIObject,
+  SwaggerModule,
+} from '@nestjs/swagger';
 import { z } from 'zod';
 import { ProblemSchema } from './problem.schemas.js';
 
+/** A JSON Schema object as zod prints it (properties, required, and the rest). */
+export type JsonSchemaObject = Record<string, unknown> & {
+  properties?: Record<string, Record<string, unknown>>;
+  required?: string[];
+};
+
 /** The JSON Schema of a zod schema for /docs: the same schema that validates documents the route. */
-export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output' = 'input'): Record<string, any> {
+export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output' = 'input'): JsonSchemaObject {
   const options = { io, unrepresentable: 'any', target: 'draft-2020-12' } as const;
-  const { $schema: _, ...jsonSchema } = z.toJSONSchema(schema, options) as Record<string, unknown>;
+  const { $schema: _, ...jsonSchema } = z.toJSONSchema(schema, options) as JsonSchemaObject;
   return jsonSchema;
 }
 
@@ -47,7 +60,11 @@ export function Operation(operationId: string, summary: string, description?: st
 
 /** A JSON answer documented by its zod schema (documentation only: presenters are not validated on the hot path). */
 export function Answers(status: 200 | 201 | 202, schema: z.ZodType, description: string) {
-  return ApiResponse({ status, description, content: { 'application/json': { schema: jsonSchemaOf(schema, 'output') } } });
+  return ApiResponse({
+    status,
+    description,
+    content: { 'application/json': { schema: jsonSchemaOf(schema, 'output') } },
+  });
 }
 
 /** 204: done, no body. */
@@ -60,10 +77,15 @@ export function QueryOf(schema: z.ZodObject) {
   const json = jsonSchemaOf(schema, 'input');
   const required = new Set<string>(json.required ?? []);
   return applyDecorators(
-    ...Object.entries(json.properties as Record<string, Record<string, unknown>>).map(([name, property]) => {
+    ...Object.entries(json.properties ?? {}).map(([name, property]) => {
       const { description, ...propertySchema } = property;
       const isRequired = required.has(name) && !('default' in property);
-      return ApiQuery({ name, required: isRequired, schema: propertySchema, ...(description ? { description: String(description) } : {}) });
+      return ApiQuery({
+        name,
+        required: isRequired,
+        schema: propertySchema,
+        ...(typeof description === 'string' ? { description } : {}),
+      });
     }),
   );
 }

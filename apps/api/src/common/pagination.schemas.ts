@@ -8,7 +8,12 @@ export function encodeCursor(id: string | null): string | null {
 
 /** `?limit=` 1–100 (default 20) and the opaque `?cursor=` of the previous page's next_cursor. */
 export const ListQuerySchema = z.object({
-  limit: z.coerce.number({ message: 'must be a whole number from 1 to 100' }).int('must be a whole number from 1 to 100').min(1, 'must be from 1 to 100').max(100, 'must be from 1 to 100').default(20),
+  limit: z.coerce
+    .number({ message: 'must be a whole number from 1 to 100' })
+    .int('must be a whole number from 1 to 100')
+    .min(1, 'must be from 1 to 100')
+    .max(100, 'must be from 1 to 100')
+    .default(20),
   cursor: z
     .string()
     .transform((cursor, ctx) => {
@@ -28,5 +33,8 @@ export function pageRequest(query: z.output<typeof ListQuerySchema>) {
 
 /** `?confirm=true` of destructive calls. */
 export const ConfirmQuerySchema = z.object({
-  confirm: z.enum(['true', 'false'], { message: 'must be true or false' }).optional().transform((value) => value === 'true'),
+  confirm: z
+    .enum(['true', 'false'], { message: 'must be true or false' })
+    .optional()
+    .transform((value) => value === 'true'),
 });

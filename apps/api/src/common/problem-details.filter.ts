@@ -18,9 +18,19 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
 };
 
 const TITLES: Record<number, string> = {
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
-  409: 'Conflict', 413: 'Content Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Content',
-  428: 'Precondition Required', 429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  428: 'Precondition Required',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
 };
 
 export interface ProblemDetails {
@@ -34,7 +44,13 @@ export interface ProblemDetails {
 
 /** Builds an RFC 9457 problem; `type` names the error code. */
 export function problem(status: number, code: string, detail: string, errors?: FieldProblem[]): ProblemDetails {
-  return { type: `urn:toolgate:problem:${code}`, title: TITLES[status] ?? 'Error', status, detail, ...(errors ? { errors } : {}) };
+  return {
+    type: `urn:toolgate:problem:${code}`,
+    title: TITLES[status] ?? 'Error',
+    status,
+    detail,
+    ...(errors ? { errors } : {}),
+  };
 }
 
 /** Seconds a client is asked to wait before it retries a request refused because a dependency is down. */
@@ -87,11 +103,14 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     if (error instanceof HttpException) {
       const status = error.getStatus();
       const parserError = bodyParserType(error);
-      if (parserError === 'entity.parse.failed') return problem(400, ErrorCode.BadRequest, 'The body is not valid JSON.');
+      if (parserError === 'entity.parse.failed')
+        return problem(400, ErrorCode.BadRequest, 'The body is not valid JSON.');
       if (status === 413) return problem(413, ErrorCode.PayloadTooLarge, 'The body is larger than 1 MiB.');
-      if (error.cause instanceof URIError) return problem(400, ErrorCode.BadRequest, 'The URL is not correctly percent-encoded.');
+      if (error.cause instanceof URIError)
+        return problem(400, ErrorCode.BadRequest, 'The URL is not correctly percent-encoded.');
       if (status === 404) return problem(404, ErrorCode.NotFound, 'No such route: see /docs for the API.');
-      if (status < 500) return problem(status, status === 405 ? 'method_not_allowed' : ErrorCode.BadRequest, error.message);
+      if (status < 500)
+        return problem(status, status === 405 ? 'method_not_allowed' : ErrorCode.BadRequest, error.message);
     }
     const unavailable = dependencyProblem(error);
     if (unavailable) {
@@ -99,7 +118,10 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       return unavailable;
     }
     this.logger.error({ request_id: requestId, error: describe(error) }, 'unhandled error');
-    return { ...problem(500, 'internal_error', `Internal error. Quote request id ${requestId} when reporting it.`), request_id: requestId };
+    return {
+      ...problem(500, 'internal_error', `Internal error. Quote request id ${requestId} when reporting it.`),
+      request_id: requestId,
+    };
   }
 }
 

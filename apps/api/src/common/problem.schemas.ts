@@ -2,12 +2,19 @@ import { z } from 'zod';
 
 /** Documentation of every refusal (RFC 9457), not used to validate. */
 export const ProblemSchema = z.object({
-  type: z.string().meta({ description: 'urn:toolgate:problem:<code>', example: 'urn:toolgate:problem:validation_failed' }),
+  type: z
+    .string()
+    .meta({ description: 'urn:toolgate:problem:<code>', example: 'urn:toolgate:problem:validation_failed' }),
   title: z.string(),
   status: z.number().int(),
   detail: z.string().meta({ description: 'What is wrong and how to fix it' }),
   errors: z
-    .array(z.object({ path: z.string().meta({ description: 'Dotted path into the input, e.g. parameters.0.name' }), message: z.string() }))
+    .array(
+      z.object({
+        path: z.string().meta({ description: 'Dotted path into the input, e.g. parameters.0.name' }),
+        message: z.string(),
+      }),
+    )
     .optional()
     .meta({ description: 'With 422: each field that cannot be taken' }),
   request_id: z.string().optional().meta({ description: 'With 500: quote it to the operator' }),

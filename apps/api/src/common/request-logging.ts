@@ -33,13 +33,18 @@ export function requestLogging(env: Env): Params {
     ...pinoOptions(env, 'api'),
     quietReqLogger: true,
     customAttributeKeys: { reqId: 'request_id' },
-    autoLogging: { ignore: (req: IncomingMessage & { originalUrl?: string }) => UNLOGGED.has(req.originalUrl ?? req.url ?? '') },
+    autoLogging: {
+      ignore: (req: IncomingMessage & { originalUrl?: string }) => UNLOGGED.has(req.originalUrl ?? req.url ?? ''),
+    },
     serializers: {
       req: (req: { id: string; method: string; url: string; headers: Record<string, unknown> }) => ({
         id: req.id,
         method: req.method,
         url: req.url?.split('?')[0],
-        headers: { 'user-agent': req.headers['user-agent'], authorization: req.headers.authorization ? '[Redacted]' : undefined },
+        headers: {
+          'user-agent': req.headers['user-agent'],
+          authorization: req.headers.authorization ? '[Redacted]' : undefined,
+        },
       }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
     },

@@ -1,5 +1,10 @@
 import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/common';
-import { DomainError, ErrorCode, unstorableJsonProblems, unstorableTextProblem } from '../../../../libs/domain/src/index.js';
+import {
+  DomainError,
+  ErrorCode,
+  unstorableJsonProblems,
+  unstorableTextProblem,
+} from '../../../../libs/domain/src/index.js';
 
 const UNSTORABLE_ID = 'Nothing has that id: ids never contain NUL (U+0000) or unpaired surrogates. Check the URL.';
 

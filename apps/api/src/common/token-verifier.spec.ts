@@ -11,7 +11,10 @@ vi.mock('jose', async (importOriginal) => {
 
 const secret = 'a-test-secret-of-at-least-32-characters!';
 const sign = (claims: Record<string, string>, expiresAt: number) =>
-  new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setAudience('toolgate').setExpirationTime(expiresAt)
+  new SignJWT(claims)
+    .setProtectedHeader({ alg: 'HS256' })
+    .setAudience('toolgate')
+    .setExpirationTime(expiresAt)
     .sign(new TextEncoder().encode(secret));
 
 describe('TokenVerifier', () => {

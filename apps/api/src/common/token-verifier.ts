@@ -76,7 +76,8 @@ export class TokenVerifier {
 
   async verify(authorization: string | undefined): Promise<AuthClaims> {
     const match = /^Bearer ([A-Za-z0-9._~+/=-]+)$/i.exec(authorization ?? '');
-    if (!match) throw unauthenticated('Send a token as "Authorization: Bearer <JWT>" (npm run token prints one for local use).');
+    if (!match)
+      throw unauthenticated('Send a token as "Authorization: Bearer <JWT>" (npm run token prints one for local use).');
     const cacheKey = createHash('sha256').update(match[1]).digest('base64');
     const known = this.verified.get(cacheKey);
     if (known && known.expiresAtMs > Date.now()) {
@@ -94,18 +95,23 @@ export class TokenVerifier {
       }));
     } catch (error) {
       if (error instanceof KeySetUnavailableError) {
-        const detail = 'Tokens cannot be checked right now: the key set at AUTH_JWKS_URL is not reachable. Retry in a few seconds.';
+        const detail =
+          'Tokens cannot be checked right now: the key set at AUTH_JWKS_URL is not reachable. Retry in a few seconds.';
         throw new DomainError(ErrorCode.Unavailable, detail);
       }
       if (error instanceof joseErrors.JWTExpired) throw unauthenticated('The token has expired: get a new one.');
       if (error instanceof joseErrors.JWTClaimValidationFailed) {
-        throw unauthenticated(`The token's "${error.claim}" claim is not accepted: ${error.reason === 'missing' ? 'it is missing' : `expected aud "${TOKEN_AUDIENCE}"`}.`);
+        throw unauthenticated(
+          `The token's "${error.claim}" claim is not accepted: ${error.reason === 'missing' ? 'it is missing' : `expected aud "${TOKEN_AUDIENCE}"`}.`,
+        );
       }
       throw unauthenticated('The token is not valid: its signature, algorithm or format was refused.');
     }
     const claims = ClaimsSchema.safeParse(payload);
     if (!claims.success) {
-      throw unauthenticated('The token lacks the claims of its role: developer needs sub, project needs project_id, agent needs project_id and agent_id.');
+      throw unauthenticated(
+        'The token lacks the claims of its role: developer needs sub, project needs project_id, agent needs project_id and agent_id.',
+      );
     }
     this.remember(cacheKey, claims.data, (payload.exp as number) * 1000);
     return claims.data;

@@ -10,7 +10,8 @@ export function zodProblems(issues: z.core.$ZodIssue[]): FieldProblem[] {
       return issue.keys.map((key) => ({ path: [...path, key].join('.'), message: 'unknown field: remove it' }));
     }
     const missing = issue.code === 'invalid_type' && /received undefined$/.test(issue.message);
-    if (missing && path.length === 0) return [{ path: '', message: 'a JSON body is required, sent with Content-Type: application/json' }];
+    if (missing && path.length === 0)
+      return [{ path: '', message: 'a JSON body is required, sent with Content-Type: application/json' }];
     return [{ path: path.join('.'), message: missing ? 'required' : issue.message }];
   });
 }

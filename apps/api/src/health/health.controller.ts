@@ -11,7 +11,10 @@ import { LiveResponseSchema, NotReadyResponseSchema, ReadyResponseSchema } from 
 const CHECK_TIMEOUT_MS = 2000;
 
 function withTimeout<T>(promise: Promise<T>): Promise<T> {
-  return Promise.race([promise, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS).unref())]);
+  return Promise.race([
+    promise,
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS).unref()),
+  ]);
 }
 
 @ApiTags('operations')
@@ -40,18 +43,28 @@ export class HealthController {
   })
   async ready(@Res() response: FastifyReply): Promise<void> {
     const [postgres, redis] = await Promise.all([
-      withTimeout(this.prisma.$queryRaw`SELECT 1`).then(() => 'up' as const, () => 'down' as const),
-      withTimeout(this.redis.ping()).then(() => 'up' as const, () => 'down' as const),
+      withTimeout(this.prisma.$queryRaw`SELECT 1`).then(
+        () => 'up' as const,
+        () => 'down' as const,
+      ),
+      withTimeout(this.redis.ping()).then(
+        () => 'up' as const,
+        () => 'down' as const,
+      ),
     ]);
     const checks = { postgres, redis };
     if (postgres === 'up' && redis === 'up') {
       void response.code(200).send({ status: 'ready', checks });
       return;
     }
-    const down = Object.entries(checks).filter(([, state]) => state === 'down').map(([name]) => name);
+    const down = Object.entries(checks)
+      .filter(([, state]) => state === 'down')
+      .map(([name]) => name);
     void response
       .code(503)
       .type('application/problem+json; charset=utf-8')
-      .send(JSON.stringify({ ...problem(503, 'unavailable', `Not ready: ${down.join(' and ')} not reachable.`), checks }));
+      .send(
+        JSON.stringify({ ...problem(503, 'unavailable', `Not ready: ${down.join(' and ')} not reachable.`), checks }),
+      );
   }
 }

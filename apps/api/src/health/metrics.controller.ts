@@ -31,7 +31,11 @@ export class MetricsController {
 
   @Get()
   @Operation('metrics', 'Prometheus metrics')
-  @ApiResponse({ status: 200, description: 'The Prometheus text format', content: { 'text/plain': { schema: { type: 'string' } } } })
+  @ApiResponse({
+    status: 200,
+    description: 'The Prometheus text format',
+    content: { 'text/plain': { schema: { type: 'string' } } },
+  })
   async metricsText(@Res() response: FastifyReply): Promise<void> {
     void response.type(this.metrics.registry.contentType).send(await this.metrics.registry.metrics());
   }

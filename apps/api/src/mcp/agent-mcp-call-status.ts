@@ -1,5 +1,11 @@
 import type { Tool } from '@modelcontextprotocol/server';
-import { type AgentRef, type AgentTool, DomainError, GetAgentToolCall, isTerminal } from '../../../../libs/domain/src/index.js';
+import {
+  type AgentRef,
+  type AgentTool,
+  DomainError,
+  GetAgentToolCall,
+  isTerminal,
+} from '../../../../libs/domain/src/index.js';
 import { type McpCallResult, finishedCallResult, textResult } from './agent-mcp-results.js';
 
 /**
@@ -23,7 +29,9 @@ export function callStatusTool(deadlineS: number): Tool {
       `${deadlineS} s for it, then gives its result or error, or says it is still running (call this again).`,
     inputSchema: {
       type: 'object',
-      properties: { call_id: { type: 'string', description: 'The call id named in the "Still running" answer (call_…).' } },
+      properties: {
+        call_id: { type: 'string', description: 'The call id named in the "Still running" answer (call_…).' },
+      },
       required: ['call_id'],
       additionalProperties: false,
     },
@@ -51,7 +59,10 @@ export async function answerCallStatus(
 ): Promise<McpCallResult> {
   const callId = (args as { call_id?: unknown } | null | undefined)?.call_id;
   if (typeof callId !== 'string' || callId.length === 0) {
-    return textResult(`${CALL_STATUS_TOOL} needs {"call_id": "call_…"}: the id named in the "Still running" answer.`, true);
+    return textResult(
+      `${CALL_STATUS_TOOL} needs {"call_id": "call_…"}: the id named in the "Still running" answer.`,
+      true,
+    );
   }
   try {
     if (callId.length > CALL_ID_MAX_LENGTH) throw DomainError.notFound(`Tool call "${callId.slice(0, 40)}…"`);

@@ -25,11 +25,12 @@ export function finishedCallResult(call: ToolCall): McpCallResult {
     if (typeof result === 'string') return textResult(result);
     const text = JSON.stringify(result);
     return result !== null && typeof result === 'object' && !Array.isArray(result)
-      ? { content: [{ type: 'text', text }], structuredContent: result as Record<string, unknown> }
+      ? { content: [{ type: 'text', text }], structuredContent: result }
       : textResult(text);
   }
   const error = (call.error ?? {}) as { kind?: string; message?: string; http_status?: number };
-  if (call.status === 'cancelled') return textResult(`The call was cancelled: ${error.message ?? 'no further attempts are made'}.`, true);
+  if (call.status === 'cancelled')
+    return textResult(`The call was cancelled: ${error.message ?? 'no further attempts are made'}.`, true);
   const status = error.http_status ? ` ${error.http_status}` : '';
   return textResult(`The tool failed (${error.kind ?? 'error'}${status}): ${error.message ?? 'no details'}`, true);
 }

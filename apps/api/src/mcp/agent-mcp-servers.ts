@@ -1,14 +1,36 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { type CallToolResult, ProtocolError, ProtocolErrorCode, Server, type ServerContext, type Tool } from '@modelcontextprotocol/server';
+import {
+  type CallToolResult,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type ServerContext,
+  type Tool,
+} from '@modelcontextprotocol/server';
 import { ENV, type Env } from '../../../../libs/config/src/index.js';
 import { TOOLGATE_VERSION } from '../../../../libs/delivery/src/index.js';
 import {
-  AcceptToolCall, type AgentRef, type AgentTool, AgentWaits, AwaitToolCall, agentKey, CancelToolCall, DomainError, GetAgentToolCall,
-  isTerminal, presentAgentTool,
+  AcceptToolCall,
+  type AgentRef,
+  type AgentTool,
+  AgentWaits,
+  AwaitToolCall,
+  agentKey,
+  CancelToolCall,
+  DomainError,
+  GetAgentToolCall,
+  isTerminal,
+  presentAgentTool,
 } from '../../../../libs/domain/src/index.js';
 import type { ToolCall } from '../../../../libs/persistence/src/index.js';
 import { CallEvents } from '../../../../libs/queue/src/index.js';
-import { CALL_STATUS_TOOL, answerCallStatus, callStatusTool, offersCallStatus, stillRunningResult } from './agent-mcp-call-status.js';
+import {
+  CALL_STATUS_TOOL,
+  answerCallStatus,
+  callStatusTool,
+  offersCallStatus,
+  stillRunningResult,
+} from './agent-mcp-call-status.js';
 import { type McpCallResult, finishedCallResult, refusalResult, textResult } from './agent-mcp-results.js';
 import { type Progress, ProgressLimiter } from './progress-limiter.js';
 
@@ -30,7 +52,11 @@ interface CallParams {
  * The key under which an MCP client's cancellation of a request reaches whichever replica runs it:
  * a JSON-RPC id is unique only within one client's session, so project, agent and session come too.
  */
-export function mcpRequestKey(agent: AgentRef, clientSessionId: string | undefined, requestId: string | number): string {
+export function mcpRequestKey(
+  agent: AgentRef,
+  clientSessionId: string | undefined,
+  requestId: string | number,
+): string {
   return agentKey(agent, clientSessionId ?? '', requestId);
 }
 
@@ -55,22 +81,27 @@ export class AgentMcpServers {
 
   build(session: AgentMcpSession): Server {
     const server = new Server({ name: 'toolgate', version: TOOLGATE_VERSION }, { capabilities: { tools: {} } });
-    server.setRequestHandler('tools/list', () => this.guarded(session, () => ({
-      tools: [...session.tools.map((tool) => {
-        const shown = presentAgentTool(tool);
-        return {
-          name: shown.name,
-          description: shown.description,
-          inputSchema: shown.parameters as Tool['inputSchema'],
-          ...(tool.mcp?.annotations ? { annotations: tool.mcp.annotations as Tool['annotations'] } : {}),
-        };
-      }), ...(offersCallStatus(session.tools) ? [callStatusTool(this.env.MCP_WAIT_DEADLINE_S)] : [])],
-    })));
+    server.setRequestHandler('tools/list', () =>
+      this.guarded(session, () => ({
+        tools: [
+          ...session.tools.map((tool) => {
+            const shown = presentAgentTool(tool);
+            return {
+              name: shown.name,
+              description: shown.description,
+              inputSchema: shown.parameters as Tool['inputSchema'],
+              ...(tool.mcp?.annotations ? { annotations: tool.mcp.annotations as Tool['annotations'] } : {}),
+            };
+          }),
+          ...(offersCallStatus(session.tools) ? [callStatusTool(this.env.MCP_WAIT_DEADLINE_S)] : []),
+        ],
+      })),
+    );
     server.setRequestHandler('tools/call', (request, ctx) =>
       this.guarded(session, async () => {
         const params = request.params as CallParams;
         const run = params.name === CALL_STATUS_TOOL ? this.callStatus.bind(this) : this.call.bind(this);
-        return (await run(session, params, ctx as ServerContext)) as CallToolResult;
+        return (await run(session, params, ctx)) as CallToolResult;
       }),
     );
     return server;
@@ -108,9 +139,12 @@ export class AgentMcpServers {
     const stopCancelListener = await this.events.onCancel(requestKey, () => abort.abort());
     const progressToken = ctx.mcpReq._meta?.progressToken;
     // Progress from retries or an app's MCP server reaches the client paced and cut (PRODUCT.md limits).
-    const limiter = progressToken === undefined
-      ? undefined
-      : new ProgressLimiter((progress) => ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, ...progress } }));
+    const limiter =
+      progressToken === undefined
+        ? undefined
+        : new ProgressLimiter((progress) =>
+            ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, ...progress } }),
+          );
     const notify = limiter && ((progress: Progress) => limiter.push(progress));
     let releaseWait: () => void = () => undefined;
     try {
@@ -119,7 +153,12 @@ export class AgentMcpServers {
         releaseWait = this.waitSlotFor(session, params.name);
         call = await this.acceptToolCall.execute(
           agent,
-          { tool: params.name, dialog_id: metaString(params._meta, 'toolgate/dialog_id') ?? 'mcp', lead_id: metaString(params._meta, 'toolgate/lead_id'), arguments: params.arguments },
+          {
+            tool: params.name,
+            dialog_id: metaString(params._meta, 'toolgate/dialog_id') ?? 'mcp',
+            lead_id: metaString(params._meta, 'toolgate/lead_id'),
+            arguments: params.arguments,
+          },
           { signal: abort.signal, onprogress: notify },
         );
       } catch (error) {
@@ -137,7 +176,9 @@ export class AgentMcpServers {
       });
       if (isTerminal(call.status)) return finishedCallResult(call);
       if (abort.signal.aborted) {
-        const cancelled = await this.cancelToolCall.execute(agent, call.id, 'cancelled by the MCP client').catch(() => call);
+        const cancelled = await this.cancelToolCall
+          .execute(agent, call.id, 'cancelled by the MCP client')
+          .catch(() => call);
         return finishedCallResult(cancelled);
       }
       const pollUrl = `${this.env.PUBLIC_BASE_URL}/v1/agents/${agent.agentId}/tool-calls/${call.id}?wait=60`;
@@ -159,7 +200,11 @@ export class AgentMcpServers {
     const stopCancelListener = await this.events.onCancel(requestKey, () => abort.abort());
     try {
       const deadlineS = this.env.MCP_WAIT_DEADLINE_S;
-      return await answerCallStatus(this.getAgentToolCall, session.agent, params.arguments, { waitMs: deadlineS * 1000, deadlineS, signal: abort.signal });
+      return await answerCallStatus(this.getAgentToolCall, session.agent, params.arguments, {
+        waitMs: deadlineS * 1000,
+        deadlineS,
+        signal: abort.signal,
+      });
     } finally {
       stopCancelListener();
       ctx.mcpReq.signal.removeEventListener('abort', onClientGone);

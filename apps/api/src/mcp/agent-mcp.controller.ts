@@ -1,6 +1,11 @@
 import { All, Controller, Inject, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { createMcpHandler, localhostAllowedHostnames, validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  localhostAllowedHostnames,
+  validateHostHeader,
+  validateOriginHeader,
+} from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -13,12 +18,17 @@ import { problem } from '../common/problem-details.filter.js';
 import { type AgentMcpSession, AgentMcpServers, mcpRequestKey } from './agent-mcp-servers.js';
 
 /** The Node request the MCP SDK reads, with `auth` for the SDK's handler. */
-type McpNodeRequest = IncomingMessage & { auth?: { token: string; clientId: string; scopes: string[]; extra: { session: AgentMcpSession } } };
+type McpNodeRequest = IncomingMessage & {
+  auth?: { token: string; clientId: string; scopes: string[]; extra: { session: AgentMcpSession } };
+};
 
 function isCancellation(body: unknown): body is { params: { requestId: string | number } } {
   const message = body as { method?: unknown; id?: unknown; params?: { requestId?: unknown } } | undefined;
-  return message?.method === 'notifications/cancelled' && message.id === undefined &&
-    (typeof message.params?.requestId === 'string' || typeof message.params?.requestId === 'number');
+  return (
+    message?.method === 'notifications/cancelled' &&
+    message.id === undefined &&
+    (typeof message.params?.requestId === 'string' || typeof message.params?.requestId === 'number')
+  );
 }
 
 /** The client's `Mcp-Session-Id`, where it sends one (this endpoint is stateless and issues none). */
@@ -32,7 +42,10 @@ function invalidParamsAnswer(body: unknown, problems: FieldProblem[]) {
   const id = (body as { id?: unknown } | null)?.id;
   const hasId = typeof id === 'string' || typeof id === 'number';
   const message = `Invalid params: ${problems.map((p) => `${p.path || '(the message)'} ${p.message}`).join('; ')}.`;
-  return { status: hasId ? 200 : 400, body: { jsonrpc: '2.0', id: hasId ? id : null, error: { code: -32602, message } } };
+  return {
+    status: hasId ? 200 : 400,
+    body: { jsonrpc: '2.0', id: hasId ? id : null, error: { code: -32602, message } },
+  };
 }
 
 /**
@@ -53,27 +66,44 @@ export class AgentMcpController {
     private readonly listAgentTools: ListAgentTools,
     private readonly events: CallEvents,
   ) {
-    this.handler = toNodeHandler(createMcpHandler((ctx) => servers.build((ctx.authInfo?.extra as { session: AgentMcpSession }).session)));
+    this.handler = toNodeHandler(
+      createMcpHandler((ctx) => servers.build((ctx.authInfo?.extra as { session: AgentMcpSession }).session)),
+    );
     const publicHost = new URL(env.PUBLIC_BASE_URL).hostname;
-    const extra = (env.MCP_ALLOWED_ORIGINS ?? '').split(',').map((h) => h.trim()).filter(Boolean);
+    const extra = (env.MCP_ALLOWED_ORIGINS ?? '')
+      .split(',')
+      .map((h) => h.trim())
+      .filter(Boolean);
     this.allowedHosts = [...new Set([...localhostAllowedHostnames(), publicHost, ...extra])];
   }
 
   @All()
-  @ApiOperation({ summary: "The agent's tools as an MCP server (Streamable HTTP, stateless)", description: 'POST carries JSON-RPC.' })
+  @ApiOperation({
+    summary: "The agent's tools as an MCP server (Streamable HTTP, stateless)",
+    description: 'POST carries JSON-RPC.',
+  })
   @ApiParam({ name: 'agent_id', description: "The agent's id, as in its token", schema: { type: 'string' } })
   @ApiResponse({
     status: 200,
     description: 'The JSON-RPC answer, as JSON or an event stream',
-    content: { 'application/json': { schema: { type: 'object' } }, 'text/event-stream': { schema: { type: 'string' } } },
+    content: {
+      'application/json': { schema: { type: 'object' } },
+      'text/event-stream': { schema: { type: 'string' } },
+    },
   })
-  @ApiResponse({ status: 202, description: 'A notification, accepted', content: { 'application/json': { schema: {} } } })
+  @ApiResponse({
+    status: 202,
+    description: 'A notification, accepted',
+    content: { 'application/json': { schema: {} } },
+  })
   @Problems(400, 401, 403, 413, 503)
   async serve(@AgentAuth() agent: AgentIdentity, @Req() req: FastifyRequest, @Res() res: FastifyReply): Promise<void> {
     const host = validateHostHeader(req.headers.host, this.allowedHosts);
     const origin = validateOriginHeader(req.headers.origin, this.allowedHosts);
     if (!host.ok || !origin.ok) {
-      const detail = !host.ok ? `Host "${req.headers.host}" is not allowed` : `Origin "${req.headers.origin}" is not allowed`;
+      const detail = !host.ok
+        ? `Host "${req.headers.host}" is not allowed`
+        : `Origin "${req.headers.origin}" is not allowed`;
       const body = JSON.stringify(problem(403, 'forbidden', `${detail}: add it to MCP_ALLOWED_ORIGINS.`));
       void res.code(403).type('application/problem+json; charset=utf-8').send(body);
       return;
@@ -88,7 +118,9 @@ export class AgentMcpController {
     const clientSessionId = clientSessionOf(req);
     if (isCancellation(req.body)) {
       // Best effort: while Redis is away a cancel cannot travel, and the call still ends at its deadline.
-      await this.events.publishCancel(mcpRequestKey(agent, clientSessionId, req.body.params.requestId)).catch(() => undefined);
+      await this.events
+        .publishCancel(mcpRequestKey(agent, clientSessionId, req.body.params.requestId))
+        .catch(() => undefined);
       void res.code(202).send();
       return;
     }

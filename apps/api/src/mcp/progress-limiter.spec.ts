@@ -7,7 +7,10 @@ let limiter: ProgressLimiter;
 beforeEach(() => {
   vi.useFakeTimers();
   sent = [];
-  limiter = new ProgressLimiter(async (progress) => void sent.push({ at: Date.now(), progress }), () => Date.now());
+  limiter = new ProgressLimiter(
+    async (progress) => void sent.push({ at: Date.now(), progress }),
+    () => Date.now(),
+  );
 });
 afterEach(() => vi.useRealTimers());
 

@@ -27,7 +27,10 @@ export class ProgressLimiter {
 
   push(progress: Progress): void {
     if (this.closed) return; // the call has answered: progress for it would come after its result
-    this.pending = { ...progress, ...(progress.message !== undefined ? { message: cutMessage(progress.message) } : {}) };
+    this.pending = {
+      ...progress,
+      ...(progress.message !== undefined ? { message: cutMessage(progress.message) } : {}),
+    };
     const wait = this.lastSentAt + PROGRESS_INTERVAL_MS - this.now();
     if (wait <= 0) this.sendPending();
     else this.timer ??= setTimeout(() => this.sendPending(), wait);

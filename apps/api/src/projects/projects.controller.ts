@@ -2,8 +2,15 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } fr
 import { ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
 import type { z } from 'zod';
 import {
-  CreateConfiguratorLaunch, CreateToolInstance, DeleteToolInstance, InstallApp, ListInstallableTools, ListInstallations, ListToolInstances,
-  UninstallApp, UpdateToolInstance,
+  CreateConfiguratorLaunch,
+  CreateToolInstance,
+  DeleteToolInstance,
+  InstallApp,
+  ListInstallableTools,
+  ListInstallations,
+  ListToolInstances,
+  UninstallApp,
+  UpdateToolInstance,
 } from '../../../../libs/domain/src/index.js';
 import { Auth } from '../common/auth.guard.js';
 import { Answers, AnswersNoContent, Operation, Problems, QueryOf, jsonSchemaOf } from '../common/openapi.js';
@@ -12,8 +19,15 @@ import { ConfirmQuerySchema, ListQuerySchema, encodeCursor, pageRequest } from '
 import { ZodValidationPipe } from '../common/zod-validation.pipe.js';
 import { presentInstallation, presentToolInstance } from './projects.presenter.js';
 import {
-  ConfiguratorLaunchResponseSchema, ConfiguratorLaunchSchema, CreateToolInstanceSchema, InstallAppSchema, InstallableToolsResponseSchema,
-  InstallationResponseSchema, LanguageQuerySchema, ToolInstanceResponseSchema, UpdateToolInstanceSchema,
+  ConfiguratorLaunchResponseSchema,
+  ConfiguratorLaunchSchema,
+  CreateToolInstanceSchema,
+  InstallAppSchema,
+  InstallableToolsResponseSchema,
+  InstallationResponseSchema,
+  LanguageQuerySchema,
+  ToolInstanceResponseSchema,
+  UpdateToolInstanceSchema,
 } from './projects.schemas.js';
 
 @ApiTags('projects')
@@ -39,7 +53,10 @@ export class ProjectsController {
   @Answers(201, InstallationResponseSchema, 'The installation')
   @Problems(400, 404, 409, 413, 422)
   @ApiBody({ schema: jsonSchemaOf(InstallAppSchema) })
-  async install(@Param('project_id') projectId: string, @Body(new ZodValidationPipe(InstallAppSchema)) body: z.output<typeof InstallAppSchema>) {
+  async install(
+    @Param('project_id') projectId: string,
+    @Body(new ZodValidationPipe(InstallAppSchema)) body: z.output<typeof InstallAppSchema>,
+  ) {
     return presentInstallation(await this.installApp.execute(projectId, body.app_id));
   }
 
@@ -48,7 +65,10 @@ export class ProjectsController {
   @QueryOf(ListQuerySchema)
   @Answers(200, pageOf(InstallationResponseSchema), 'A page of installations')
   @Problems(422)
-  async installations(@Param('project_id') projectId: string, @Query(new ZodValidationPipe(ListQuerySchema)) query: z.output<typeof ListQuerySchema>) {
+  async installations(
+    @Param('project_id') projectId: string,
+    @Query(new ZodValidationPipe(ListQuerySchema)) query: z.output<typeof ListQuerySchema>,
+  ) {
     const page = await this.listInstallations.execute(projectId, pageRequest(query));
     return { data: page.items.map(presentInstallation), next_cursor: encodeCursor(page.nextAfter) };
   }
@@ -126,12 +146,20 @@ export class ProjectsController {
   @Operation('deleteToolInstance', 'Take a tool instance from the agent')
   @AnswersNoContent('Deleted')
   @Problems(404, 409)
-  async deleteInstance(@Param('project_id') projectId: string, @Param('agent_id') agentId: string, @Param('instance_id') instanceId: string): Promise<void> {
+  async deleteInstance(
+    @Param('project_id') projectId: string,
+    @Param('agent_id') agentId: string,
+    @Param('instance_id') instanceId: string,
+  ): Promise<void> {
     await this.deleteToolInstance.execute(projectId, agentId, instanceId);
   }
 
   @Post('agents/:agent_id/configurator-launches')
-  @Operation('createConfiguratorLaunch', "Open the app's configurator page for a tool", 'The page URL with a launch code, valid 10 minutes.')
+  @Operation(
+    'createConfiguratorLaunch',
+    "Open the app's configurator page for a tool",
+    'The page URL with a launch code, valid 10 minutes.',
+  )
   @Answers(201, ConfiguratorLaunchResponseSchema, 'The launch')
   @Problems(400, 404, 409, 413, 422)
   @ApiBody({ schema: jsonSchemaOf(ConfiguratorLaunchSchema) })

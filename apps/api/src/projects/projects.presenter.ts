@@ -46,7 +46,13 @@ export function presentLaunchContext({ launch, tool, instance }: LaunchContext) 
     theme: launch.theme,
     language: launch.language,
     tool: tool
-      ? { name: tool.name, title: tool.title, description: tool.description, parameters: tool.parameters, allow_multiple: tool.allow_multiple }
+      ? {
+          name: tool.name,
+          title: tool.title,
+          description: tool.description,
+          parameters: tool.parameters,
+          allow_multiple: tool.allow_multiple,
+        }
       : null,
     instance: instance ? presentToolInstance(instance) : null,
   };

@@ -13,7 +13,10 @@ const ConfiguredParameterSchema = z.strictObject({
   type: z.enum(PARAMETER_TYPES),
   description: text(1, 500),
   required: z.boolean(),
-  allowed_values: z.array(z.union([z.string(), z.number(), z.boolean()])).max(500).default([]),
+  allowed_values: z
+    .array(z.union([z.string(), z.number(), z.boolean()]))
+    .max(500)
+    .default([]),
 });
 
 const settings = {
@@ -21,7 +24,10 @@ const settings = {
   configuration: JsonObject.optional().meta({ description: 'Given back when read; at most 64 KiB serialized' }),
   configured_parameters: z.array(ConfiguredParameterSchema).max(32).optional(),
   private_data_action: z.enum(PRIVATE_DATA_ACTIONS).optional(),
-  private_data: JsonObject.optional().meta({ description: 'Write-only: stored encrypted, never returned', writeOnly: true }),
+  private_data: JsonObject.optional().meta({
+    description: 'Write-only: stored encrypted, never returned',
+    writeOnly: true,
+  }),
   private_data_required: z.boolean().optional(),
   enabled: z.boolean().optional(),
 };
@@ -55,17 +61,19 @@ export const InstallationResponseSchema = z.object({
 });
 
 export const InstallableToolsResponseSchema = z.object({
-  data: z.array(z.object({
-    name: z.string(),
-    kind: z.enum(['http', 'mcp']),
-    title: z.string(),
-    description: z.string(),
-    response_description: z.string().nullable(),
-    configurable: z.boolean(),
-    allow_multiple: z.boolean(),
-    execution_mode: z.string(),
-    parameters: z.unknown().meta({ description: 'HTTP tools: the parameter list; MCP tools: the input JSON Schema' }),
-  })),
+  data: z.array(
+    z.object({
+      name: z.string(),
+      kind: z.enum(['http', 'mcp']),
+      title: z.string(),
+      description: z.string(),
+      response_description: z.string().nullable(),
+      configurable: z.boolean(),
+      allow_multiple: z.boolean(),
+      execution_mode: z.string(),
+      parameters: z.unknown().meta({ description: 'HTTP tools: the parameter list; MCP tools: the input JSON Schema' }),
+    }),
+  ),
 });
 
 export const ToolInstanceResponseSchema = z.object({
@@ -78,10 +86,15 @@ export const ToolInstanceResponseSchema = z.object({
   tool_kind: z.string(),
   title: z.string().nullable(),
   configuration: JsonObject,
-  configured_parameters: z.array(z.object({
-    name: z.string(), type: z.enum(PARAMETER_TYPES), description: z.string(), required: z.boolean(),
-    allowed_values: z.array(z.union([z.string(), z.number(), z.boolean()])),
-  })),
+  configured_parameters: z.array(
+    z.object({
+      name: z.string(),
+      type: z.enum(PARAMETER_TYPES),
+      description: z.string(),
+      required: z.boolean(),
+      allowed_values: z.array(z.union([z.string(), z.number(), z.boolean()])),
+    }),
+  ),
   private_data_set: z.boolean(),
   private_data_required: z.boolean(),
   enabled: z.boolean(),
@@ -106,12 +119,16 @@ export const LaunchContextResponseSchema = z.object({
   tool_name: z.string(),
   theme: z.enum(THEMES),
   language: z.enum(['ru', 'en']),
-  tool: z.object({
-    name: z.string(),
-    title: z.record(z.string(), z.string()),
-    description: z.record(z.string(), z.string()),
-    parameters: z.array(z.object({ name: z.string(), type: z.enum(PARAMETER_TYPES), description: z.string(), required: z.boolean() })),
-    allow_multiple: z.boolean(),
-  }).nullable(),
+  tool: z
+    .object({
+      name: z.string(),
+      title: z.record(z.string(), z.string()),
+      description: z.record(z.string(), z.string()),
+      parameters: z.array(
+        z.object({ name: z.string(), type: z.enum(PARAMETER_TYPES), description: z.string(), required: z.boolean() }),
+      ),
+      allow_multiple: z.boolean(),
+    })
+    .nullable(),
   instance: ToolInstanceResponseSchema.nullable(),
 });

@@ -1,5 +1,10 @@
 import type { AgentToolInstance, McpToolSnapshot } from '../../../persistence/src/index.js';
-import { type EffectiveParameter, type ConfiguredParameter, effectiveParameters, parametersJsonSchema } from '../calls/tool-arguments.js';
+import {
+  type EffectiveParameter,
+  type ConfiguredParameter,
+  effectiveParameters,
+  parametersJsonSchema,
+} from '../calls/tool-arguments.js';
 import { instanceStatus } from '../instances/tool-instance.js';
 import { agentFacingBaseName, resolveAgentFacingNames } from '../naming.js';
 import { httpToolFromRow, type HttpToolRecord } from '../tools/http-tool-record.js';
@@ -22,15 +27,21 @@ export interface AgentTool {
  * An agent's tools, named in the order they were added: names stay stable when a tool is
  * disabled or its app switches mode; only callable tools are shown to the model.
  */
-export function buildAgentToolset(instances: readonly AgentToolInstance[], snapshots: ReadonlyMap<string, McpToolSnapshot> = new Map()): AgentTool[] {
+export function buildAgentToolset(
+  instances: readonly AgentToolInstance[],
+  snapshots: ReadonlyMap<string, McpToolSnapshot> = new Map(),
+): AgentTool[] {
   const names = resolveAgentFacingNames(instances.map((i) => agentFacingBaseName(i.installation.app.name, i.toolName)));
   return instances.map((instance, index) => {
     const app = instance.installation.app;
     const tool = instance.httpTool ? httpToolFromRow(instance.httpTool) : null;
-    const mcp = instance.toolKind === 'mcp' ? (snapshots.get(snapshotKey(instance.appId, instance.toolName)) ?? null) : null;
+    const mcp =
+      instance.toolKind === 'mcp' ? (snapshots.get(snapshotKey(instance.appId, instance.toolName)) ?? null) : null;
     const text = tool ? (tool.agent_description ?? tool.description.ru) : (mcp?.description ?? mcp?.title ?? '');
     const description = `[App "${app.displayName}"] ${text}${instance.title ? ` — ${instance.title}` : ''}`;
-    const parameters = tool ? effectiveParameters(tool.parameters, instance.configuredParameters as unknown as ConfiguredParameter[]) : [];
+    const parameters = tool
+      ? effectiveParameters(tool.parameters, instance.configuredParameters as unknown as ConfiguredParameter[])
+      : [];
     return { name: names[index], instance, tool, mcp, description, parameters, refusal: refusalOf(instance, mcp) };
   });
 }

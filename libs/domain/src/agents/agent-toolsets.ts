@@ -36,7 +36,13 @@ export class AgentToolsets {
     // Read before the database: a change committed meanwhile bumps past it and the next read rebuilds.
     const generation = await this.generations.current(key).catch(() => null);
     const cached = this.cache.get(key);
-    if (generation !== null && cached && cached.generation === generation && Date.now() - cached.cachedAt < CACHE_TTL_MS) return cached.tools;
+    if (
+      generation !== null &&
+      cached &&
+      cached.generation === generation &&
+      Date.now() - cached.cachedAt < CACHE_TTL_MS
+    )
+      return cached.tools;
     const tools = await this.fromDatabase(agent);
     if (generation !== null) this.remember(key, { generation, cachedAt: Date.now(), tools });
     return tools;
@@ -73,6 +79,10 @@ export class AgentToolsets {
 
   private async bump(keys: string[]): Promise<void> {
     for (const key of keys) this.cache.delete(key);
-    await this.generations.bump(keys).catch((error: Error) => this.logger.warn(`tool lists of ${keys.length} agent(s) may be served stale for up to 5 min: ${error.message}`));
+    await this.generations
+      .bump(keys)
+      .catch((error: Error) =>
+        this.logger.warn(`tool lists of ${keys.length} agent(s) may be served stale for up to 5 min: ${error.message}`),
+      );
   }
 }

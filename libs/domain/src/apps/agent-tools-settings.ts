@@ -9,8 +9,16 @@ export const DEFAULT_MCP_AUTH_HEADER_NAME = 'Authorization';
 
 /** Headers the MCP transport sets itself; an auth header may not replace them. */
 export const RESERVED_MCP_HEADERS = [
-  'host', 'content-length', 'content-type', 'accept', 'connection', 'transfer-encoding',
-  'mcp-session-id', 'mcp-protocol-version', 'last-event-id', 'user-agent',
+  'host',
+  'content-length',
+  'content-type',
+  'accept',
+  'connection',
+  'transfer-encoding',
+  'mcp-session-id',
+  'mcp-protocol-version',
+  'last-event-id',
+  'user-agent',
 ] as const;
 
 export interface AgentToolsSettings {
@@ -24,7 +32,11 @@ export function agentToolsSettingsOf(app: App): AgentToolsSettings {
     enabled: app.agentToolsEnabled,
     mode: app.agentToolsMode as AgentToolsMode,
     mcp: app.mcpUrl
-      ? { url: app.mcpUrl, auth_header_name: app.mcpAuthHeaderName, auth_header_value_set: app.mcpAuthHeaderValueEnc !== null }
+      ? {
+          url: app.mcpUrl,
+          auth_header_name: app.mcpAuthHeaderName,
+          auth_header_value_set: app.mcpAuthHeaderValueEnc !== null,
+        }
       : null,
   };
 }

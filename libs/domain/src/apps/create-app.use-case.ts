@@ -31,7 +31,9 @@ export class CreateApp {
       return { app, webhookSecret };
     } catch (error) {
       if (isUniqueViolation(error)) {
-        throw DomainError.conflict(`An app named "${input.name}" already exists: app names are unique across Toolgate, choose another.`);
+        throw DomainError.conflict(
+          `An app named "${input.name}" already exists: app names are unique across Toolgate, choose another.`,
+        );
       }
       throw error;
     }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { agentToolsSettingsProblems } from './put-agent-tools-settings.use-case.js';
 
-const paths = (input: Parameters<typeof agentToolsSettingsProblems>[0]) => agentToolsSettingsProblems(input).map((p) => p.path);
+const paths = (input: Parameters<typeof agentToolsSettingsProblems>[0]) =>
+  agentToolsSettingsProblems(input).map((p) => p.path);
 const url = 'https://mcp.example.com/mcp';
 
 describe('agentToolsSettingsProblems', () => {
@@ -9,7 +10,13 @@ describe('agentToolsSettingsProblems', () => {
     expect(paths({ enabled: true, mode: 'constructor' })).toEqual([]);
     expect(paths({ enabled: true, mode: 'mcp', mcp: { url, auth_header_value_action: 'preserve' } })).toEqual([]);
     expect(paths({ enabled: true, mode: 'mcp', mcp: { url, auth_header_value_action: 'clear' } })).toEqual([]);
-    expect(paths({ enabled: true, mode: 'mcp', mcp: { url, auth_header_value: 'Bearer x', auth_header_value_action: 'replace' } })).toEqual([]);
+    expect(
+      paths({
+        enabled: true,
+        mode: 'mcp',
+        mcp: { url, auth_header_value: 'Bearer x', auth_header_value_action: 'replace' },
+      }),
+    ).toEqual([]);
   });
 
   it('needs the MCP server in mcp mode', () => {
@@ -18,8 +25,18 @@ describe('agentToolsSettingsProblems', () => {
   });
 
   it('needs a value to replace with, and refuses a value the action would ignore', () => {
-    expect(paths({ enabled: false, mode: 'mcp', mcp: { url, auth_header_value_action: 'replace' } })).toEqual(['mcp.auth_header_value']);
-    expect(paths({ enabled: false, mode: 'mcp', mcp: { url, auth_header_value: 'x', auth_header_value_action: 'preserve' } })).toEqual(['mcp.auth_header_value']);
-    expect(paths({ enabled: false, mode: 'mcp', mcp: { url, auth_header_value: 'x', auth_header_value_action: 'clear' } })).toEqual(['mcp.auth_header_value']);
+    expect(paths({ enabled: false, mode: 'mcp', mcp: { url, auth_header_value_action: 'replace' } })).toEqual([
+      'mcp.auth_header_value',
+    ]);
+    expect(
+      paths({
+        enabled: false,
+        mode: 'mcp',
+        mcp: { url, auth_header_value: 'x', auth_header_value_action: 'preserve' },
+      }),
+    ).toEqual(['mcp.auth_header_value']);
+    expect(
+      paths({ enabled: false, mode: 'mcp', mcp: { url, auth_header_value: 'x', auth_header_value_action: 'clear' } }),
+    ).toEqual(['mcp.auth_header_value']);
   });
 });

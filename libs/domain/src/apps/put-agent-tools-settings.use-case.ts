@@ -29,7 +29,10 @@ export interface PutAgentToolsSettingsInput {
 export function agentToolsSettingsProblems(input: PutAgentToolsSettingsInput): FieldProblem[] {
   const problems: FieldProblem[] = [];
   if (input.mode === 'mcp' && !input.mcp) {
-    problems.push({ path: 'mcp', message: 'required when mode is "mcp": give the MCP server url and auth_header_value_action' });
+    problems.push({
+      path: 'mcp',
+      message: 'required when mode is "mcp": give the MCP server url and auth_header_value_action',
+    });
   }
   const mcp = input.mcp;
   if (mcp?.auth_header_value_action === 'replace' && mcp.auth_header_value === undefined) {

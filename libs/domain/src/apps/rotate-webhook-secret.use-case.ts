@@ -19,11 +19,22 @@ export class RotateWebhookSecret {
     private readonly toolsets: AgentToolsets,
   ) {}
 
-  async execute(developerId: string, appId: string, now = new Date()): Promise<{ webhookSecret: string; previousValidUntil: Date }> {
+  async execute(
+    developerId: string,
+    appId: string,
+    now = new Date(),
+  ): Promise<{ webhookSecret: string; previousValidUntil: Date }> {
     const webhookSecret = generateWebhookSecret();
     const previousValidUntil = new Date(now.getTime() + PREVIOUS_SECRET_GRACE_MS);
     const encrypted = await this.secrets.encrypt(webhookSecret);
-    const rotation = await this.apps.rotateWebhookSecret(developerId, appId, encrypted, now, previousValidUntil, MAX_SIGNING_SECRETS - 1);
+    const rotation = await this.apps.rotateWebhookSecret(
+      developerId,
+      appId,
+      encrypted,
+      now,
+      previousValidUntil,
+      MAX_SIGNING_SECRETS - 1,
+    );
     if (!rotation) throw DomainError.notFound(`App "${appId}"`);
     if (!rotation.rotated) {
       const next = rotation.retired.map((secret) => secret.valid_until).sort()[0];

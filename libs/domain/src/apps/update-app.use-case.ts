@@ -21,8 +21,14 @@ export class UpdateApp {
 
   async execute(developerId: string, appId: string, input: UpdateAppInput): Promise<App> {
     const app = await this.findOwnedApp.execute(developerId, appId);
-    if (input.embedded_page_url === null && app.embeddedPageUrl !== null && (await this.tools.countConfigurable(appId)) > 0) {
-      throw DomainError.conflict('The app has configurable tools, whose configurator is the embedded page: make them not configurable before removing embedded_page_url.');
+    if (
+      input.embedded_page_url === null &&
+      app.embeddedPageUrl !== null &&
+      (await this.tools.countConfigurable(appId)) > 0
+    ) {
+      throw DomainError.conflict(
+        'The app has configurable tools, whose configurator is the embedded page: make them not configurable before removing embedded_page_url.',
+      );
     }
     const updated = await this.apps.update(developerId, appId, {
       displayName: input.display_name,

@@ -9,6 +9,8 @@ export const MAX_SIGNING_SECRETS = 10;
 /** The encrypted secrets that sign a request sent at `now`: the current one first, then the newest retired. */
 export function signingSecretsOf(app: Pick<App, 'webhookSecretEnc' | 'retiredWebhookSecrets'>, now: Date): string[] {
   const retired = (app.retiredWebhookSecrets ?? []) as unknown as RetiredWebhookSecret[];
-  const valid = retired.filter((secret) => new Date(secret.valid_until) > now).sort((a, b) => b.valid_until.localeCompare(a.valid_until));
+  const valid = retired
+    .filter((secret) => new Date(secret.valid_until) > now)
+    .sort((a, b) => b.valid_until.localeCompare(a.valid_until));
   return [app.webhookSecretEnc, ...valid.map((secret) => secret.secret_enc)];
 }

@@ -48,7 +48,10 @@ export class AcceptToolCall {
     if (!target) {
       const callable = toolset.filter((t) => t.refusal === null).map((t) => t.name);
       throw DomainError.validation([
-        { path: 'tool', message: `the agent has no tool "${input.tool}"${callable.length ? `; it has: ${callable.join(', ')}` : ''}` },
+        {
+          path: 'tool',
+          message: `the agent has no tool "${input.tool}"${callable.length ? `; it has: ${callable.join(', ')}` : ''}`,
+        },
       ]);
     }
     if (target.refusal) throw DomainError.conflict(`Tool "${input.tool}" cannot be called now: ${target.refusal}.`);
@@ -76,7 +79,12 @@ export class AcceptToolCall {
     return call;
   }
 
-  private async acceptMcpCall(agent: AgentRef, input: ToolCallInput, target: AgentTool, mcp: Partial<McpCallOptions>): Promise<ToolCall> {
+  private async acceptMcpCall(
+    agent: AgentRef,
+    input: ToolCallInput,
+    target: AgentTool,
+    mcp: Partial<McpCallOptions>,
+  ): Promise<ToolCall> {
     const args = isNoArguments(input.arguments) ? {} : input.arguments;
     if (typeof args !== 'object' || args === null || Array.isArray(args)) {
       throw DomainError.validation([{ path: 'arguments', message: 'must be an object of argument names to values' }]);
@@ -85,13 +93,13 @@ export class AcceptToolCall {
     const timeoutMs = this.callMcpTool.timeoutMs(mcp);
     const call = await this.calls.create({
       ...this.draft(agent, input, target, {
-      toolKind: 'mcp',
-      toolName: target.instance.toolName,
-      executionMode: 'instant',
-      retryWindow: null,
-      attemptTimeoutS: Math.ceil(timeoutMs / 1000),
-      handlerUrl: target.instance.installation.app.mcpUrl,
-      arguments: args as object,
+        toolKind: 'mcp',
+        toolName: target.instance.toolName,
+        executionMode: 'instant',
+        retryWindow: null,
+        attemptTimeoutS: Math.ceil(timeoutMs / 1000),
+        handlerUrl: target.instance.installation.app.mcpUrl,
+        arguments: args,
       }),
       // Stored in progress: the attempt is made right here.
       status: 'in_progress',
@@ -124,7 +132,10 @@ export class AcceptToolCall {
     agent: AgentRef,
     input: ToolCallInput,
     target: AgentTool,
-    tool: Pick<NewToolCall, 'toolKind' | 'toolName' | 'executionMode' | 'retryWindow' | 'attemptTimeoutS' | 'handlerUrl' | 'arguments'>,
+    tool: Pick<
+      NewToolCall,
+      'toolKind' | 'toolName' | 'executionMode' | 'retryWindow' | 'attemptTimeoutS' | 'handlerUrl' | 'arguments'
+    >,
   ): NewToolCall {
     const now = new Date();
     return {

@@ -9,9 +9,19 @@ const queued = { id: 'call_1', status: 'queued' } as ToolCall;
 function fakes(subscribed: Promise<boolean>) {
   let status = 'queued';
   let fire: () => void = () => undefined;
-  const calls = { reads: 0, async getById() { calls.reads += 1; return { ...queued, status } as ToolCall; } };
+  const calls = {
+    reads: 0,
+    async getById() {
+      calls.reads += 1;
+      return { ...queued, status };
+    },
+  };
   const events = {
-    watchFinish: () => ({ finished: new Promise<void>((resolve) => (fire = resolve)), subscribed, stop: () => undefined }),
+    watchFinish: () => ({
+      finished: new Promise<void>((resolve) => (fire = resolve)),
+      subscribed,
+      stop: () => undefined,
+    }),
     onProgress: () => () => undefined,
   };
   const awaiter = new AwaitToolCall(calls as unknown as ToolCallsRepository, events as unknown as CallEvents);

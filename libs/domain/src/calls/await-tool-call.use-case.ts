@@ -21,7 +21,10 @@ export class AwaitToolCall {
     private readonly events: CallEvents,
   ) {}
 
-  async execute(call: ToolCall, options: { deadlineMs: number; signal?: AbortSignal; onProgress?: (progress: CallProgress) => void }): Promise<ToolCall> {
+  async execute(
+    call: ToolCall,
+    options: { deadlineMs: number; signal?: AbortSignal; onProgress?: (progress: CallProgress) => void },
+  ): Promise<ToolCall> {
     const until = Date.now() + options.deadlineMs;
     if (isTerminal(call.status) || options.deadlineMs <= 0 || options.signal?.aborted) return call;
     const watch = this.events.watchFinish(call.id);
@@ -45,7 +48,12 @@ export class AwaitToolCall {
 }
 
 /** The first of `promises` to settle, or `fallback` after `timeoutMs` or on abort. */
-async function firstOf<T>(promises: Promise<T>[], timeoutMs: number, signal: AbortSignal | undefined, fallback: T): Promise<T> {
+async function firstOf<T>(
+  promises: Promise<T>[],
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+  fallback: T,
+): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   const stop = new Promise<T>((resolve) => {

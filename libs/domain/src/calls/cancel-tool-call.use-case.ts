@@ -19,7 +19,9 @@ export class CancelToolCall {
     const call = await this.calls.getForAgent(agent.projectId, agent.agentId, callId);
     if (!call) throw DomainError.notFound(`Tool call "${callId}"`);
     if (!(await this.calls.cancel(callId, { kind: 'cancelled', message: reason }, new Date()))) {
-      throw DomainError.conflict(`Tool call "${callId}" already finished (${call.status}): there is nothing to cancel.`);
+      throw DomainError.conflict(
+        `Tool call "${callId}" already finished (${call.status}): there is nothing to cancel.`,
+      );
     }
     this.metrics.callsFinished.inc({ mode: call.executionMode, status: 'cancelled' });
     if (call.nextAttemptN) await this.queue.remove({ callId, round: call.round, n: call.nextAttemptN });

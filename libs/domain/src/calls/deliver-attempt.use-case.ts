@@ -1,7 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ENV, type Env } from '../../../config/src/index.js';
 import { AppDispatchers, type AttemptResult, USER_AGENT, sendWebhook } from '../../../delivery/src/index.js';
-import { type AgentToolInstance, type App, type CallOutcome, type ToolCall, ToolCallsRepository } from '../../../persistence/src/index.js';
+import {
+  type AgentToolInstance,
+  type App,
+  type CallOutcome,
+  type ToolCall,
+  ToolCallsRepository,
+} from '../../../persistence/src/index.js';
 import { CallEvents, DeliveryQueue } from '../../../queue/src/index.js';
 import { SecretBox } from '../../../secrets/src/index.js';
 import { Metrics } from '../../../observability/src/index.js';
@@ -17,7 +23,12 @@ import { whyCallStops } from './why-call-stops.js';
 export const ATTEMPT_DEADLINE_MARGIN_MS = 5_000;
 
 /** "attempt 2 of 5 failed: 503, next in 1 min": what an MCP client is told while a call is retried. */
-export function progressMessage(n: number, total: number, attempt: Pick<AttemptResult, 'outcome' | 'httpStatus'>, nextInMs: number): string {
+export function progressMessage(
+  n: number,
+  total: number,
+  attempt: Pick<AttemptResult, 'outcome' | 'httpStatus'>,
+  nextInMs: number,
+): string {
   const why = attempt.outcome === 'http_status' ? String(attempt.httpStatus) : attempt.outcome.replace(/_/g, ' ');
   return `attempt ${n} of ${total} failed: ${why}, next in ${humanDuration(nextInMs)}`;
 }
@@ -71,8 +82,15 @@ export class DeliverAttempt {
     if (!(await this.calls.cancel(call.id, error, now))) return (await this.calls.getById(call.id)) ?? call;
     this.metrics.callsFinished.inc({ mode: call.executionMode, status: 'cancelled' });
     await this.events.publishFinished(call.id).catch(() => undefined);
-    const ended = { status: 'cancelled', error, finishedAt: now, nextAttemptAt: null, nextAttemptN: null, attemptDeadline: null };
-    return { ...call, ...ended, updatedAt: now } as ToolCall;
+    const ended = {
+      status: 'cancelled',
+      error,
+      finishedAt: now,
+      nextAttemptAt: null,
+      nextAttemptN: null,
+      attemptDeadline: null,
+    };
+    return { ...call, ...ended, updatedAt: now };
   }
 
   /**
@@ -137,11 +155,20 @@ export class DeliverAttempt {
       const dueAt = outcome.nextAttemptAt as Date;
       const total = attemptCount(call.retryWindow as RetryWindow | null);
       await this.events
-        .publishProgress(call.id, { n, total, message: progressMessage(n, total, attempt, dueAt.getTime() - Date.now()) })
+        .publishProgress(call.id, {
+          n,
+          total,
+          message: progressMessage(n, total, attempt, dueAt.getTime() - Date.now()),
+        })
         .catch(() => undefined);
       await this.queue
-        .enqueue({ callId: call.id, appId: call.appId, round: call.round, n: outcome.nextAttemptN as number }, dueAt.getTime() - Date.now())
-        .catch((error: Error) => this.logger.warn(`call ${call.id}: next attempt not queued (${error.message}); the reconciler will`));
+        .enqueue(
+          { callId: call.id, appId: call.appId, round: call.round, n: outcome.nextAttemptN as number },
+          dueAt.getTime() - Date.now(),
+        )
+        .catch((error: Error) =>
+          this.logger.warn(`call ${call.id}: next attempt not queued (${error.message}); the reconciler will`),
+        );
     }
     return { ...call, ...outcome, attemptDeadline: null, updatedAt: new Date() } as ToolCall;
   }
@@ -156,8 +183,17 @@ export class DeliverAttempt {
   }
 
   /** Where the call goes after attempt `n`, which went out at `sentAt`. */
-  private outcomeAfter(call: ToolCall, n: number, attempt: AttemptResult, sentAt: Date): Pick<CallOutcome, 'status' | 'error'> & Partial<CallOutcome> {
-    const answer = { body: attempt.body ?? Buffer.alloc(0), contentType: attempt.contentType, contentEncoding: attempt.contentEncoding };
+  private outcomeAfter(
+    call: ToolCall,
+    n: number,
+    attempt: AttemptResult,
+    sentAt: Date,
+  ): Pick<CallOutcome, 'status' | 'error'> & Partial<CallOutcome> {
+    const answer = {
+      body: attempt.body ?? Buffer.alloc(0),
+      contentType: attempt.contentType,
+      contentEncoding: attempt.contentEncoding,
+    };
     if (attempt.outcome === 'success') {
       const { result, resultText } = resultOf(answer);
       return { status: 'succeeded', result, resultText, error: null };

@@ -13,7 +13,15 @@ describe('replayBody', () => {
   it('keeps an answer of up to 64 KiB whole and a larger one in its reduced form', () => {
     const small = { result: 'x'.repeat(IDEMPOTENCY_REPLAY_MAX_BYTES - 20) };
     expect(replayBody({ status: 200, body: small, reduced: () => 'reduced' })).toBe(small);
-    expect(replayBody({ status: 200, body: { result: 'x'.repeat(IDEMPOTENCY_REPLAY_MAX_BYTES) }, reduced: () => 'reduced' })).toBe('reduced');
-    expect(replayBody({ status: 200, body: { result: 'ж'.repeat(IDEMPOTENCY_REPLAY_MAX_BYTES / 2) }, reduced: () => 'reduced' })).toBe('reduced');
+    expect(
+      replayBody({ status: 200, body: { result: 'x'.repeat(IDEMPOTENCY_REPLAY_MAX_BYTES) }, reduced: () => 'reduced' }),
+    ).toBe('reduced');
+    expect(
+      replayBody({
+        status: 200,
+        body: { result: 'ж'.repeat(IDEMPOTENCY_REPLAY_MAX_BYTES / 2) },
+        reduced: () => 'reduced',
+      }),
+    ).toBe('reduced');
   });
 });

@@ -30,7 +30,10 @@ export function requestHash(body: unknown): string {
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }
@@ -56,7 +59,12 @@ export class IdempotentRequests {
     private readonly keys: IdempotencyKeysRepository,
   ) {}
 
-  async run(agent: AgentRef, key: string, body: unknown, action: () => Promise<IdempotentAnswer>): Promise<StoredResponse> {
+  async run(
+    agent: AgentRef,
+    key: string,
+    body: unknown,
+    action: () => Promise<IdempotentAnswer>,
+  ): Promise<StoredResponse> {
     const owner = { projectId: agent.projectId, agentId: agent.agentId };
     const hash = requestHash(body);
     const reservedAt = new Date();
@@ -64,7 +72,9 @@ export class IdempotentRequests {
     const existing = await this.keys.reserve(owner, key, hash, reservedAt, leaseUntil);
     if (existing) {
       if (existing.requestHash !== hash) {
-        throw DomainError.conflict('This Idempotency-Key was used with a different body: use a new key for a new call.');
+        throw DomainError.conflict(
+          'This Idempotency-Key was used with a different body: use a new key for a new call.',
+        );
       }
       if (existing.statusCode === null) {
         const retryInS = Math.max(1, Math.ceil((existing.expiresAt.getTime() - reservedAt.getTime()) / 1000));

@@ -1,5 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { type Page, type PageRequest, type ToolCall, type ToolCallFilters, ToolCallsRepository } from '../../../persistence/src/index.js';
+import {
+  type Page,
+  type PageRequest,
+  type ToolCall,
+  type ToolCallFilters,
+  ToolCallsRepository,
+} from '../../../persistence/src/index.js';
 import { FindOwnedApp } from '../apps/find-owned-app.js';
 
 @Injectable()
@@ -9,7 +15,12 @@ export class ListAppToolCalls {
     private readonly findOwnedApp: FindOwnedApp,
   ) {}
 
-  async execute(developerId: string, appId: string, filters: ToolCallFilters, page: PageRequest): Promise<Page<ToolCall>> {
+  async execute(
+    developerId: string,
+    appId: string,
+    filters: ToolCallFilters,
+    page: PageRequest,
+  ): Promise<Page<ToolCall>> {
     await this.findOwnedApp.execute(developerId, appId);
     return this.calls.listForApp(developerId, appId, filters, page);
   }

@@ -20,7 +20,10 @@ export class ReplayToolCall {
     const stops = target && whyCallStops(target);
     if (stops) throw DomainError.conflict(`Tool call "${callId}" cannot be replayed: ${stops}.`);
     const replayed = await this.calls.startNewRound(callId, new Date());
-    if (!replayed) throw DomainError.conflict(`Tool call "${callId}" is still ${call.status}: only a finished call can be replayed.`);
+    if (!replayed)
+      throw DomainError.conflict(
+        `Tool call "${callId}" is still ${call.status}: only a finished call can be replayed.`,
+      );
     // Read before queueing: the answer is the call as accepted (queued), not whatever a fast worker made of it.
     const accepted = (await this.calls.getForApp(developerId, appId, callId)) as ToolCallWithAttempts;
     await this.queue.enqueue({ callId, appId, round: replayed.round, n: 1 }, 0).catch(() => undefined);

@@ -27,11 +27,17 @@ describe('retry schedules', () => {
 
   it('moves to the first slot not earlier than Retry-After, never moving the offsets', () => {
     // Attempt 2 (at 15 s) failed with Retry-After: 120 → 15 s + 120 s = 135 s → slot 4 at 3 min.
-    expect(nextAttempt('5m', first, 2, 1, { failedAt: at(15_000), afterMs: 120_000 })).toEqual({ n: 4, dueAt: at(3 * min) });
+    expect(nextAttempt('5m', first, 2, 1, { failedAt: at(15_000), afterMs: 120_000 })).toEqual({
+      n: 4,
+      dueAt: at(3 * min),
+    });
     // Exactly on a slot keeps it.
     expect(nextAttempt('5m', first, 1, 1, { failedAt: at(0), afterMs: 60_000 })).toEqual({ n: 3, dueAt: at(min) });
     // Scaled: Retry-After 120 s at scale 0.01 is 1.2 s → slot 3 at 0.6 s is earlier, slot 4 at 1.8 s is not.
-    expect(nextAttempt('5m', first, 1, 0.01, { failedAt: at(0), afterMs: 120_000 })).toEqual({ n: 4, dueAt: at(1_800) });
+    expect(nextAttempt('5m', first, 1, 0.01, { failedAt: at(0), afterMs: 120_000 })).toEqual({
+      n: 4,
+      dueAt: at(1_800),
+    });
     // Past the last slot: no attempt left.
     expect(nextAttempt('5m', first, 2, 1, { failedAt: at(15_000), afterMs: 3600_000 })).toBeNull();
   });

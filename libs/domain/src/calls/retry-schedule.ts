@@ -8,7 +8,20 @@ const HOUR = 60 * MINUTE;
 const OFFSETS_MS: Record<RetryWindow, readonly number[]> = {
   '5m': [0, 15 * SECOND, 1 * MINUTE, 3 * MINUTE, 5 * MINUTE],
   '3h': [0, 1 * MINUTE, 5 * MINUTE, 15 * MINUTE, 30 * MINUTE, 1 * HOUR, 2 * HOUR, 3 * HOUR],
-  '1d': [0, 1 * MINUTE, 5 * MINUTE, 15 * MINUTE, 30 * MINUTE, 1 * HOUR, 2 * HOUR, 4 * HOUR, 8 * HOUR, 12 * HOUR, 18 * HOUR, 24 * HOUR],
+  '1d': [
+    0,
+    1 * MINUTE,
+    5 * MINUTE,
+    15 * MINUTE,
+    30 * MINUTE,
+    1 * HOUR,
+    2 * HOUR,
+    4 * HOUR,
+    8 * HOUR,
+    12 * HOUR,
+    18 * HOUR,
+    24 * HOUR,
+  ],
 };
 
 export function retryOffsetsMs(window: RetryWindow): readonly number[] {

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolParameter } from '../tools/http-tool.js';
-import { argumentProblems, configuredParameterProblems, effectiveParameters, normalizeArguments, parametersJsonSchema } from './tool-arguments.js';
+import {
+  argumentProblems,
+  configuredParameterProblems,
+  effectiveParameters,
+  normalizeArguments,
+  parametersJsonSchema,
+} from './tool-arguments.js';
 
 const tool: ToolParameter[] = [
   { name: 'city', type: 'string', description: 'City', required: true },
@@ -8,7 +14,8 @@ const tool: ToolParameter[] = [
   { name: 'metric', type: 'boolean', description: 'Metric units', required: false },
 ];
 
-const paths = (args: unknown, params = effectiveParameters(tool, [])) => argumentProblems(params, args).map((p) => p.path);
+const paths = (args: unknown, params = effectiveParameters(tool, [])) =>
+  argumentProblems(params, args).map((p) => p.path);
 
 describe('argumentProblems', () => {
   it('accepts valid arguments', () => {
@@ -17,13 +24,21 @@ describe('argumentProblems', () => {
   });
 
   it('treats {}, null and missing alike', () => {
-    const none = effectiveParameters(tool.map((p) => ({ ...p, required: false })), []);
+    const none = effectiveParameters(
+      tool.map((p) => ({ ...p, required: false })),
+      [],
+    );
     for (const args of [{}, null, undefined]) expect(paths(args, none)).toEqual([]);
     for (const args of [{}, null, undefined]) expect(paths(args)).toEqual(['arguments.city']);
   });
 
   it('lists every problem: type, required, unknown', () => {
-    expect(paths({ days: '3', metric: 'yes', extra: 1 })).toEqual(['arguments.extra', 'arguments.city', 'arguments.days', 'arguments.metric']);
+    expect(paths({ days: '3', metric: 'yes', extra: 1 })).toEqual([
+      'arguments.extra',
+      'arguments.city',
+      'arguments.days',
+      'arguments.metric',
+    ]);
     expect(paths({ city: 'x', days: Number.NaN })).toEqual(['arguments.days']);
     expect(paths([1])).toEqual(['arguments']);
     expect(paths('city')).toEqual(['arguments']);
@@ -42,7 +57,11 @@ describe('argumentProblems', () => {
 
 describe('configuredParameterProblems', () => {
   it('needs names of the tool, the same type and typed allowed values', () => {
-    expect(configuredParameterProblems(tool, [{ name: 'days', type: 'number', description: 'd', required: true, allowed_values: [1, 2] }])).toEqual([]);
+    expect(
+      configuredParameterProblems(tool, [
+        { name: 'days', type: 'number', description: 'd', required: true, allowed_values: [1, 2] },
+      ]),
+    ).toEqual([]);
     const problems = configuredParameterProblems(tool, [
       { name: 'nope', type: 'string', description: 'd', required: false, allowed_values: [] },
       { name: 'days', type: 'string', description: 'd', required: false, allowed_values: [] },
@@ -60,7 +79,9 @@ describe('configuredParameterProblems', () => {
 
 describe('parametersJsonSchema', () => {
   it('is a closed object schema with enums from allowed values', () => {
-    const params = effectiveParameters(tool, [{ name: 'city', type: 'string', description: 'Our cities', required: true, allowed_values: ['Riga'] }]);
+    const params = effectiveParameters(tool, [
+      { name: 'city', type: 'string', description: 'Our cities', required: true, allowed_values: ['Riga'] },
+    ]);
     expect(parametersJsonSchema(params)).toEqual({
       type: 'object',
       properties: {

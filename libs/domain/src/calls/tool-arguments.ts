@@ -23,7 +23,10 @@ export function isOfType(value: unknown, type: ParameterType): value is Paramete
 }
 
 /** The tool's parameters with the instance's configured ones laid over them (unlisted ones keep the tool's definition). */
-export function effectiveParameters(tool: readonly ToolParameter[], configured: readonly ConfiguredParameter[]): EffectiveParameter[] {
+export function effectiveParameters(
+  tool: readonly ToolParameter[],
+  configured: readonly ConfiguredParameter[],
+): EffectiveParameter[] {
   const byName = new Map(configured.map((c) => [c.name, c]));
   return tool.map((parameter) => {
     const c = byName.get(parameter.name);
@@ -34,7 +37,10 @@ export function effectiveParameters(tool: readonly ToolParameter[], configured: 
 }
 
 /** Problems of configured parameters against the tool's own (422, at `configured_parameters.i.…`). */
-export function configuredParameterProblems(tool: readonly ToolParameter[], configured: readonly ConfiguredParameter[]): FieldProblem[] {
+export function configuredParameterProblems(
+  tool: readonly ToolParameter[],
+  configured: readonly ConfiguredParameter[],
+): FieldProblem[] {
   const problems: FieldProblem[] = [];
   const toolParams = new Map(tool.map((p) => [p.name, p]));
   const seen = new Set<string>();
@@ -43,14 +49,18 @@ export function configuredParameterProblems(tool: readonly ToolParameter[], conf
     const own = toolParams.get(c.name);
     if (!own) {
       const names = [...toolParams.keys()];
-      problems.push({ path: `${path}.name`, message: `the tool has no parameter "${c.name}"${names.length ? ` (it has: ${names.join(', ')})` : ''}` });
+      problems.push({
+        path: `${path}.name`,
+        message: `the tool has no parameter "${c.name}"${names.length ? ` (it has: ${names.join(', ')})` : ''}`,
+      });
       return;
     }
     if (seen.has(c.name)) problems.push({ path: `${path}.name`, message: `"${c.name}" is configured twice` });
     seen.add(c.name);
     if (c.type !== own.type) problems.push({ path: `${path}.type`, message: `"${c.name}" is a ${own.type} parameter` });
     c.allowed_values.forEach((value, j) => {
-      if (!isOfType(value, own.type)) problems.push({ path: `${path}.allowed_values.${j}`, message: `must be a ${own.type}, like the parameter` });
+      if (!isOfType(value, own.type))
+        problems.push({ path: `${path}.allowed_values.${j}`, message: `must be a ${own.type}, like the parameter` });
     });
   });
   return problems;
@@ -76,14 +86,18 @@ export function argumentProblems(parameters: readonly EffectiveParameter[], args
   for (const name of Object.keys(values)) {
     if (!byName.has(name)) {
       const known = parameters.map((p) => p.name);
-      problems.push({ path: `arguments.${name}`, message: `unknown parameter${known.length ? `: the tool takes ${known.join(', ')}` : ': the tool takes no parameters'}` });
+      problems.push({
+        path: `arguments.${name}`,
+        message: `unknown parameter${known.length ? `: the tool takes ${known.join(', ')}` : ': the tool takes no parameters'}`,
+      });
     }
   }
   for (const parameter of parameters) {
     const path = `arguments.${parameter.name}`;
     const value = values[parameter.name];
     if (value === undefined || value === null) {
-      if (parameter.required) problems.push({ path, message: `required (${parameter.type}): ${parameter.description}` });
+      if (parameter.required)
+        problems.push({ path, message: `required (${parameter.type}): ${parameter.description}` });
       continue;
     }
     if (!isOfType(value, parameter.type)) {
@@ -91,7 +105,10 @@ export function argumentProblems(parameters: readonly EffectiveParameter[], args
       continue;
     }
     if (parameter.allowed_values.length > 0 && !parameter.allowed_values.includes(value)) {
-      problems.push({ path, message: `must be one of ${parameter.allowed_values.map((v) => JSON.stringify(v)).join(', ')}` });
+      problems.push({
+        path,
+        message: `must be one of ${parameter.allowed_values.map((v) => JSON.stringify(v)).join(', ')}`,
+      });
     }
   }
   return problems;
@@ -100,7 +117,10 @@ export function argumentProblems(parameters: readonly EffectiveParameter[], args
 /** Drops null values (they mean "not given") so that handlers receive only what was set. */
 export function normalizeArguments(args: unknown): Record<string, ParameterValue> {
   if (isNoArguments(args)) return {};
-  return Object.fromEntries(Object.entries(args as Record<string, unknown>).filter(([, v]) => v !== null)) as Record<string, ParameterValue>;
+  return Object.fromEntries(Object.entries(args as Record<string, unknown>).filter(([, v]) => v !== null)) as Record<
+    string,
+    ParameterValue
+  >;
 }
 
 /** The JSON Schema a model sees for the parameters; allowed values become `enum`. */
@@ -110,7 +130,11 @@ export function parametersJsonSchema(parameters: readonly EffectiveParameter[]) 
     properties: Object.fromEntries(
       parameters.map((p) => [
         p.name,
-        { type: p.type, description: p.description, ...(p.allowed_values.length > 0 ? { enum: p.allowed_values } : {}) },
+        {
+          type: p.type,
+          description: p.description,
+          ...(p.allowed_values.length > 0 ? { enum: p.allowed_values } : {}),
+        },
       ]),
     ),
     required: parameters.filter((p) => p.required).map((p) => p.name),

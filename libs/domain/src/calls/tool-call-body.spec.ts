@@ -36,7 +36,8 @@ describe('toolCallBody', () => {
 });
 
 describe('resultOf', () => {
-  const of = (body: string | Buffer, contentType?: string, contentEncoding?: string) => resultOf({ body: Buffer.from(body), contentType, contentEncoding });
+  const of = (body: string | Buffer, contentType?: string, contentEncoding?: string) =>
+    resultOf({ body: Buffer.from(body), contentType, contentEncoding });
 
   it('hands JSON over as JSON and anything else as text', () => {
     expect(of('{"a":1}')).toEqual({ result: { a: 1 }, resultText: '{"a":1}' });
@@ -53,9 +54,13 @@ describe('resultOf', () => {
 
   it('names a binary answer instead of passing its bytes', () => {
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00]);
-    expect(of(png, 'image/png').resultText).toBe('[binary answer of 5 bytes (image/png) not passed: only text reaches the model]');
+    expect(of(png, 'image/png').resultText).toBe(
+      '[binary answer of 5 bytes (image/png) not passed: only text reaches the model]',
+    );
     expect(of(png).result).toBe('[binary answer of 5 bytes (no content type) not passed: only text reaches the model]');
-    expect(of('{"a":1}', 'application/json', 'gzip').resultText).toBe('[binary answer of 7 bytes (application/json, gzip) not passed: only text reaches the model]');
+    expect(of('{"a":1}', 'application/json', 'gzip').resultText).toBe(
+      '[binary answer of 7 bytes (application/json, gzip) not passed: only text reaches the model]',
+    );
   });
 
   it('reads text under a text content type, and UTF-8 text under any other', () => {
@@ -67,7 +72,8 @@ describe('resultOf', () => {
 });
 
 describe('handlerSaid', () => {
-  const said = (body: string | Buffer, contentType?: string, contentEncoding?: string) => handlerSaid({ body: Buffer.from(body), contentType, contentEncoding });
+  const said = (body: string | Buffer, contentType?: string, contentEncoding?: string) =>
+    handlerSaid({ body: Buffer.from(body), contentType, contentEncoding });
 
   it("takes a JSON body's error string, else its message string", () => {
     expect(said('{"error":"customer 42 not found"}', 'application/json')).toBe('customer 42 not found');

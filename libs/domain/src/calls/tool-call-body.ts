@@ -38,7 +38,8 @@ export interface HandlerAnswer {
  */
 export function resultOf(answer: HandlerAnswer): { result: unknown; resultText: string } {
   if (isBinary(answer)) {
-    const what = [answer.contentType, answer.contentEncoding].filter(Boolean).join(', ').slice(0, 100) || 'no content type';
+    const what =
+      [answer.contentType, answer.contentEncoding].filter(Boolean).join(', ').slice(0, 100) || 'no content type';
     const line = `[binary answer of ${answer.body.length} bytes (${what}) not passed: only text reaches the model]`;
     return { result: line, resultText: line };
   }

@@ -7,11 +7,14 @@ const MODE_OF_KIND: Record<string, string> = { http: 'constructor', mcp: 'mcp' }
  * Why a queued call cannot make another attempt, naming what changed since it was accepted;
  * null when what it calls is still there and switched on (API.md "Calls in flight when things change").
  */
-export function whyCallStops(target: Omit<CallTarget, 'call'> & { call: Pick<CallTarget['call'], 'toolKind' | 'toolName'> }): string | null {
+export function whyCallStops(
+  target: Omit<CallTarget, 'call'> & { call: Pick<CallTarget['call'], 'toolKind' | 'toolName'> },
+): string | null {
   const { call, app, instance } = target;
   if (!app) return 'the app was deleted';
   if (!app.agentToolsEnabled) return "the app's agent tools were switched off";
-  if (MODE_OF_KIND[call.toolKind] !== app.agentToolsMode) return `the app's agent tools mode was switched to ${app.agentToolsMode}`;
+  if (MODE_OF_KIND[call.toolKind] !== app.agentToolsMode)
+    return `the app's agent tools mode was switched to ${app.agentToolsMode}`;
   if (!target.installationExists) return 'the app was uninstalled from the project';
   if (call.toolKind === 'http' && !target.httpToolExists) return `the tool "${call.toolName}" was deleted`;
   if (!instance) return 'the tool instance was deleted';

@@ -1,5 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { HttpToolsRepository, McpToolsRepository, type ToolInstance, ToolInstancesRepository } from '../../../persistence/src/index.js';
+import {
+  HttpToolsRepository,
+  McpToolsRepository,
+  type ToolInstance,
+  ToolInstancesRepository,
+} from '../../../persistence/src/index.js';
 import { SecretBox } from '../../../secrets/src/index.js';
 import { configuredParameterProblems } from '../calls/tool-arguments.js';
 import { DomainError, assertNoProblems } from '../errors.js';
@@ -44,8 +49,13 @@ export class CreateToolInstance {
     const tool = await this.resolveTool(app.id, app.agentToolsMode, input.tool_name);
     if (setsConfiguration(input) && !tool.configurable) throw notConfigurable(input.tool_name);
     assertNoProblems(configuredParameterProblems(tool.parameters, input.configured_parameters ?? []));
-    if (!tool.allowMultiple && (await this.instances.countForAgentTool(agentId, input.installation_id, input.tool_name)) > 0) {
-      throw DomainError.conflict(`The agent already has tool "${input.tool_name}", which does not allow multiple instances: edit that instance instead.`);
+    if (
+      !tool.allowMultiple &&
+      (await this.instances.countForAgentTool(agentId, input.installation_id, input.tool_name)) > 0
+    ) {
+      throw DomainError.conflict(
+        `The agent already has tool "${input.tool_name}", which does not allow multiple instances: edit that instance instead.`,
+      );
     }
     const created = await this.instances.create({
       id: newId('ti'),
@@ -76,10 +86,18 @@ export class CreateToolInstance {
     const row = await this.httpTools.getByName(appId, toolName);
     if (!row) throw unknownTool(toolName, 'HTTP tools');
     const tool = httpToolFromRow(row);
-    return { kind: 'http', httpToolId: tool.id, configurable: tool.configurable, allowMultiple: tool.allow_multiple, parameters: tool.parameters };
+    return {
+      kind: 'http',
+      httpToolId: tool.id,
+      configurable: tool.configurable,
+      allowMultiple: tool.allow_multiple,
+      parameters: tool.parameters,
+    };
   }
 }
 
 function unknownTool(toolName: string, where: string): DomainError {
-  return DomainError.validation([{ path: 'tool_name', message: `the app's current mode has no tool "${toolName}" among its ${where}` }]);
+  return DomainError.validation([
+    { path: 'tool_name', message: `the app's current mode has no tool "${toolName}" among its ${where}` },
+  ]);
 }

@@ -1,5 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { type Page, type PageRequest, type ToolInstance, ToolInstancesRepository } from '../../../persistence/src/index.js';
+import {
+  type Page,
+  type PageRequest,
+  type ToolInstance,
+  ToolInstancesRepository,
+} from '../../../persistence/src/index.js';
 
 @Injectable()
 export class ListToolInstances {

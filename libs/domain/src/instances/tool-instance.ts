@@ -10,7 +10,9 @@ export type PrivateDataAction = (typeof PRIVATE_DATA_ACTIONS)[number];
 
 export type InstanceStatus = 'active' | 'disabled' | 'needs_private_data';
 
-export function instanceStatus(instance: Pick<ToolInstance, 'enabled' | 'privateDataRequired' | 'privateDataEnc'>): InstanceStatus {
+export function instanceStatus(
+  instance: Pick<ToolInstance, 'enabled' | 'privateDataRequired' | 'privateDataEnc'>,
+): InstanceStatus {
   if (!instance.enabled) return 'disabled';
   if (instance.privateDataRequired && instance.privateDataEnc === null) return 'needs_private_data';
   return 'active';
@@ -38,8 +40,15 @@ export function instanceSettingsProblems(input: InstanceSettingsInput): FieldPro
   if (input.private_data_action === 'replace' && input.private_data === undefined) {
     problems.push({ path: 'private_data', message: 'required when private_data_action is "replace"' });
   }
-  if (input.private_data !== undefined && input.private_data_action !== undefined && input.private_data_action !== 'replace') {
-    problems.push({ path: 'private_data', message: `given with private_data_action "${input.private_data_action}", which ignores it: use "replace" to store it` });
+  if (
+    input.private_data !== undefined &&
+    input.private_data_action !== undefined &&
+    input.private_data_action !== 'replace'
+  ) {
+    problems.push({
+      path: 'private_data',
+      message: `given with private_data_action "${input.private_data_action}", which ignores it: use "replace" to store it`,
+    });
   }
   return problems;
 }

@@ -17,13 +17,20 @@ export class UpdateToolInstance {
     private readonly toolsets: AgentToolsets,
   ) {}
 
-  async execute(projectId: string, agentId: string, instanceId: string, input: InstanceSettingsInput): Promise<ToolInstance> {
+  async execute(
+    projectId: string,
+    agentId: string,
+    instanceId: string,
+    input: InstanceSettingsInput,
+  ): Promise<ToolInstance> {
     assertNoProblems(instanceSettingsProblems(input));
     const instance = await this.instances.getWithTool(instanceId);
-    if (!instance || instance.projectId !== projectId || instance.agentId !== agentId) throw DomainError.notFound(`Tool instance "${instanceId}"`);
+    if (!instance || instance.projectId !== projectId || instance.agentId !== agentId)
+      throw DomainError.notFound(`Tool instance "${instanceId}"`);
     const tool = instance.httpTool ? httpToolFromRow(instance.httpTool) : null;
     if (setsConfiguration(input) && !tool?.configurable) throw notConfigurable(instance.toolName);
-    if (input.configured_parameters) assertNoProblems(configuredParameterProblems(tool?.parameters ?? [], input.configured_parameters));
+    if (input.configured_parameters)
+      assertNoProblems(configuredParameterProblems(tool?.parameters ?? [], input.configured_parameters));
     const action = input.private_data_action ?? 'preserve';
     const updated = await this.instances.update(instanceId, {
       title: input.title,

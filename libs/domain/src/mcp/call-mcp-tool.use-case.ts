@@ -60,14 +60,25 @@ export class CallMcpTool {
       }
     } catch (caught) {
       ({ outcome, error } = this.classify(caught, options.signal, timeoutMs));
-      transition = { status: outcome === 'cancelled' ? 'cancelled' : 'failed', result: null, resultText: null, error: { kind: outcome, message: error } };
+      transition = {
+        status: outcome === 'cancelled' ? 'cancelled' : 'failed',
+        result: null,
+        resultText: null,
+        error: { kind: outcome, message: error },
+      };
     }
     const now = new Date();
     const durationMs = Math.round(performance.now() - started);
     this.metrics.recordAttempt(outcome, durationMs);
     this.metrics.mcpCalls.inc({ outcome });
     this.metrics.callsFinished.inc({ mode: 'instant', status: transition.status });
-    const final: CallOutcome = { ...transition, finishedAt: now, firstAttemptAt: sentAt, nextAttemptN: null, nextAttemptAt: null };
+    const final: CallOutcome = {
+      ...transition,
+      finishedAt: now,
+      firstAttemptAt: sentAt,
+      nextAttemptN: null,
+      nextAttemptAt: null,
+    };
     const moved = await this.calls.recordAttempt(
       call.id,
       1,
@@ -81,7 +92,11 @@ export class CallMcpTool {
     return { ...call, ...final, attemptDeadline: null } as ToolCall;
   }
 
-  private classify(error: unknown, signal: AbortSignal | undefined, timeoutMs: number): { outcome: string; error: string } {
+  private classify(
+    error: unknown,
+    signal: AbortSignal | undefined,
+    timeoutMs: number,
+  ): { outcome: string; error: string } {
     if (signal?.aborted) return { outcome: 'cancelled', error: 'the caller cancelled the call' };
     const blocked = findCause(error, BlockedAddressError);
     if (blocked) return { outcome: 'blocked_address', error: blocked.message };
@@ -90,10 +105,14 @@ export class CallMcpTool {
     const redirect = findCause(error, McpRedirectError);
     if (redirect) return { outcome: 'redirect', error: redirect.message };
     const code = (error as { code?: string }).code;
-    if (code === 'REQUEST_TIMEOUT') return { outcome: 'timeout', error: `the MCP server did not answer within ${timeoutMs / 1000} s` };
+    if (code === 'REQUEST_TIMEOUT')
+      return { outcome: 'timeout', error: `the MCP server did not answer within ${timeoutMs / 1000} s` };
     const name = (error as Error).constructor?.name;
     if (name === 'ProtocolError' || name === 'McpError') {
-      return { outcome: 'tool_error', error: capErrorText(`the MCP server refused the call: ${(error as Error).message}`) };
+      return {
+        outcome: 'tool_error',
+        error: capErrorText(`the MCP server refused the call: ${(error as Error).message}`),
+      };
     }
     return { outcome: 'mcp_unavailable', error: `the MCP server could not be reached: ${describeMcpError(error)}` };
   }

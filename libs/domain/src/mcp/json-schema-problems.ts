@@ -38,6 +38,9 @@ function problemOf(error: ErrorObject, knownNames: readonly string[]): FieldProb
 /** A JSON Pointer into the arguments (`/a/0/b`) as the dotted path problems use (`arguments.a.0.b`). */
 function pathOf(instancePath: string): string {
   if (instancePath === '') return 'arguments';
-  const segments = instancePath.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segments = instancePath
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   return ['arguments', ...segments].join('.');
 }

@@ -6,7 +6,14 @@ import { McpArgumentChecks, dialectOf } from './mcp-argument-checks.js';
 let rows = 0;
 function tool(inputSchema: unknown, overrides: Partial<McpToolSnapshot> = {}): McpToolSnapshot {
   rows += 1;
-  return { id: `mcpt_${rows}`, appId: 'app_1', name: 'book', inputSchema, refreshedAt: new Date(1_000), ...overrides } as McpToolSnapshot;
+  return {
+    id: `mcpt_${rows}`,
+    appId: 'app_1',
+    name: 'book',
+    inputSchema,
+    refreshedAt: new Date(1_000),
+    ...overrides,
+  } as McpToolSnapshot;
 }
 
 const booking = {
@@ -15,7 +22,12 @@ const booking = {
     date: { type: 'string', format: 'date' },
     seats: { type: 'integer', minimum: 1 },
     kind: { enum: ['table', 'bar'] },
-    guest: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false },
+    guest: {
+      type: 'object',
+      properties: { name: { type: 'string' } },
+      required: ['name'],
+      additionalProperties: false,
+    },
   },
   required: ['date', 'seats'],
   additionalProperties: false,
@@ -65,17 +77,35 @@ describe('McpArgumentChecks', () => {
     const broken = tool({ type: 'object', properties: { a: { $ref: '#/$defs/missing' } } });
     expect(checks.problems(broken, { a: 1 })).toEqual([]);
     expect(checks.problems(broken, { a: 2 })).toEqual([]);
-    expect(checks.problems(tool({ $schema: 'http://json-schema.org/draft-04/schema#', type: 'object', required: ['x'] }), {})).toEqual([]);
+    expect(
+      checks.problems(
+        tool({ $schema: 'http://json-schema.org/draft-04/schema#', type: 'object', required: ['x'] }),
+        {},
+      ),
+    ).toEqual([]);
     expect(warn).toHaveBeenCalledTimes(2);
-    expect(warn.mock.calls[0][0]).toMatch(/MCP tool "book" of app app_1: its inputSchema cannot be checked \(.*missing.*\); calls go out unchecked/);
+    expect(warn.mock.calls[0][0]).toMatch(
+      /MCP tool "book" of app app_1: its inputSchema cannot be checked \(.*missing.*\); calls go out unchecked/,
+    );
   });
 
   it('checks draft-07 and 2019-09 schemas with their own dialect', () => {
     const checks = new McpArgumentChecks();
-    const draft7 = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { a: { type: 'number' } }, required: ['a'] };
+    const draft7 = {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      properties: { a: { type: 'number' } },
+      required: ['a'],
+    };
     expect(checks.problems(tool(draft7), {})).toEqual([{ path: 'arguments.a', message: 'required' }]);
-    const draft2019 = { $schema: 'https://json-schema.org/draft/2019-09/schema', type: 'object', unevaluatedProperties: false };
-    expect(checks.problems(tool(draft2019), { z: 1 })).toEqual([{ path: 'arguments', message: 'must NOT have unevaluated properties' }]);
+    const draft2019 = {
+      $schema: 'https://json-schema.org/draft/2019-09/schema',
+      type: 'object',
+      unevaluatedProperties: false,
+    };
+    expect(checks.problems(tool(draft2019), { z: 1 })).toEqual([
+      { path: 'arguments', message: 'must NOT have unevaluated properties' },
+    ]);
   });
 });
 

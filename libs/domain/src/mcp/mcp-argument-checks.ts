@@ -33,7 +33,9 @@ export class McpArgumentChecks {
     try {
       if (validate(args)) return [];
     } catch (error) {
-      this.logger.warn(`MCP tool "${tool.name}" of app ${tool.appId}: arguments not checked (${(error as Error).message})`);
+      this.logger.warn(
+        `MCP tool "${tool.name}" of app ${tool.appId}: arguments not checked (${(error as Error).message})`,
+      );
       return [];
     }
     const properties = (tool.inputSchema as { properties?: unknown }).properties;
@@ -58,7 +60,9 @@ export class McpArgumentChecks {
   private compile(tool: McpToolSnapshot): ValidateFunction | null {
     const schema = tool.inputSchema;
     const cannot = (why: string) => {
-      this.logger.warn(`MCP tool "${tool.name}" of app ${tool.appId}: its inputSchema cannot be checked (${why}); calls go out unchecked`);
+      this.logger.warn(
+        `MCP tool "${tool.name}" of app ${tool.appId}: its inputSchema cannot be checked (${why}); calls go out unchecked`,
+      );
       return null;
     };
     if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return cannot('not a JSON object');
@@ -78,7 +82,8 @@ export class McpArgumentChecks {
   private engine(dialect: Dialect): Engine {
     let engine = this.engines.get(dialect);
     if (!engine) {
-      const made = dialect === '2020-12' ? new Ajv2020(OPTIONS) : dialect === '2019-09' ? new Ajv2019(OPTIONS) : new Ajv(OPTIONS);
+      const made =
+        dialect === '2020-12' ? new Ajv2020(OPTIONS) : dialect === '2019-09' ? new Ajv2019(OPTIONS) : new Ajv(OPTIONS);
       addFormats(made);
       engine = made;
       this.engines.set(dialect, engine);

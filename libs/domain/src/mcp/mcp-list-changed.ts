@@ -68,10 +68,13 @@ export class McpListChangedRefresh implements OnModuleInit, OnApplicationShutdow
     if (this.apps.get(appId) !== state) return;
     if (state.due) return this.schedule(appId, state);
     // forget the app once the interval has passed with nothing new (until then, this timer holds later notifications)
-    state.timer = setTimeout(() => {
-      state.timer = null;
-      if (state.due) this.schedule(appId, state);
-      else this.apps.delete(appId);
-    }, Math.max(0, state.startedAt + LIST_CHANGED_MIN_INTERVAL_MS - Date.now()));
+    state.timer = setTimeout(
+      () => {
+        state.timer = null;
+        if (state.due) this.schedule(appId, state);
+        else this.apps.delete(appId);
+      },
+      Math.max(0, state.startedAt + LIST_CHANGED_MIN_INTERVAL_MS - Date.now()),
+    );
   }
 }

@@ -23,7 +23,8 @@ export function mcpSnapshotEntries(appName: string, tools: readonly ListedMcpToo
     let reason: string | null = null;
     const count = copies.get(tool.name)!;
     // which copy is meant cannot be known: offering any one of them would be a silent choice
-    if (count > 1) reason = `listed twice: the server lists "${tool.name}" ${count} times; give each tool its own name on the MCP server`;
+    if (count > 1)
+      reason = `listed twice: the server lists "${tool.name}" ${count} times; give each tool its own name on the MCP server`;
     else if (!AGENT_FACING_NAME.test(agentName)) {
       reason = `its agent-facing name "${agentName}" would not match ^[a-zA-Z0-9_-]{1,64}$; Toolgate never renames tools: rename it on the MCP server`;
     } else if (tool.execution?.taskSupport === 'required') {

@@ -10,7 +10,10 @@ export class McpTargets {
   constructor(private readonly secrets: SecretBox) {}
 
   async of(app: App): Promise<McpServerTarget> {
-    if (!app.mcpUrl) throw DomainError.conflict(`App "${app.name}" has no MCP server URL: set it with PUT /v1/apps/{app_id}/agent-tools.`);
+    if (!app.mcpUrl)
+      throw DomainError.conflict(
+        `App "${app.name}" has no MCP server URL: set it with PUT /v1/apps/{app_id}/agent-tools.`,
+      );
     return {
       appId: app.id,
       url: app.mcpUrl,

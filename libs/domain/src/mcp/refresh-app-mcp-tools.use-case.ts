@@ -15,7 +15,10 @@ export class RefreshAppMcpTools {
     await this.findOwnedApp.execute(developerId, appId);
     const outcome = await this.refresh.execute(appId);
     if (!outcome.ok) {
-      throw new DomainError(ErrorCode.Unavailable, `${outcome.error}. The previous snapshot (${outcome.tools.length} tools) is kept.`);
+      throw new DomainError(
+        ErrorCode.Unavailable,
+        `${outcome.error}. The previous snapshot (${outcome.tools.length} tools) is kept.`,
+      );
     }
     return outcome;
   }

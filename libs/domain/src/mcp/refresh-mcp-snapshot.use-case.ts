@@ -52,10 +52,11 @@ export class RefreshMcpSnapshot {
         name: entry.name,
         title: entry.title ?? null,
         description: entry.description ?? null,
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- tsc needs it for Prisma JSON input
         inputSchema: entry.inputSchema as object,
         outputSchema: (entry.outputSchema as object | undefined) ?? undefined,
         annotations: (entry.annotations as object | undefined) ?? undefined,
-        execution: (entry.execution as object | undefined) ?? undefined,
+        execution: entry.execution ?? undefined,
         available: entry.available,
         reason: entry.reason,
         position,

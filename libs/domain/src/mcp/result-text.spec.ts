@@ -3,12 +3,21 @@ import { flattenMcpResult } from './result-text.js';
 
 describe('flattenMcpResult', () => {
   it('joins text blocks with a blank line', () => {
-    expect(flattenMcpResult({ content: [{ type: 'text', text: 'one' }, { type: 'text', text: 'two' }] })).toBe('one\n\ntwo');
+    expect(
+      flattenMcpResult({
+        content: [
+          { type: 'text', text: 'one' },
+          { type: 'text', text: 'two' },
+        ],
+      }),
+    ).toBe('one\n\ntwo');
   });
 
   it('gives structured content as JSON text only when there is no text block', () => {
     expect(flattenMcpResult({ content: [], structuredContent: { sum: 3 } })).toBe('{"sum":3}');
-    expect(flattenMcpResult({ content: [{ type: 'text', text: 'The sum is 3' }], structuredContent: { sum: 3 } })).toBe('The sum is 3');
+    expect(flattenMcpResult({ content: [{ type: 'text', text: 'The sum is 3' }], structuredContent: { sum: 3 } })).toBe(
+      'The sum is 3',
+    );
   });
 
   it('gives an embedded resource as its text and a resource link as its name and URI', () => {

@@ -38,9 +38,12 @@ export class CreateConfiguratorLaunch {
     refuseSwitchedOffApp(app, 'its configurator cannot be opened');
     const tool = app.agentToolsMode === 'constructor' ? await this.httpTools.getByName(app.id, input.tool_name) : null;
     if (!tool) {
-      throw DomainError.validation([{ path: 'tool_name', message: `the app's current mode has no HTTP tool "${input.tool_name}"` }]);
+      throw DomainError.validation([
+        { path: 'tool_name', message: `the app's current mode has no HTTP tool "${input.tool_name}"` },
+      ]);
     }
-    if (!tool.configurable) throw DomainError.conflict(`Tool "${input.tool_name}" is not configurable: it has no configurator.`);
+    if (!tool.configurable)
+      throw DomainError.conflict(`Tool "${input.tool_name}" is not configurable: it has no configurator.`);
     const page = input.developer_mode ? app.developerPageUrl : app.embeddedPageUrl;
     if (!page) {
       throw DomainError.conflict(

@@ -1,5 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { HttpToolsRepository, type LaunchCode, LaunchCodesRepository, type ToolInstance, ToolInstancesRepository } from '../../../persistence/src/index.js';
+import {
+  HttpToolsRepository,
+  type LaunchCode,
+  LaunchCodesRepository,
+  type ToolInstance,
+  ToolInstancesRepository,
+} from '../../../persistence/src/index.js';
 import { FindOwnedApp } from '../apps/find-owned-app.js';
 import { DomainError } from '../errors.js';
 import { type HttpToolRecord, httpToolFromRow } from '../tools/http-tool-record.js';
@@ -28,7 +34,9 @@ export class ExchangeLaunchCode {
     const launch = await this.launchCodes.consume(hashCode(launchCode), appId, now);
     if (!launch) throw DomainError.notFound('Launch code (unknown, already used or older than 10 minutes)');
     const toolRow = await this.httpTools.getByName(appId, launch.toolName);
-    const instance = launch.instanceId ? await this.instances.get(launch.projectId, launch.agentId, launch.instanceId) : null;
+    const instance = launch.instanceId
+      ? await this.instances.get(launch.projectId, launch.agentId, launch.instanceId)
+      : null;
     return { launch, tool: toolRow ? httpToolFromRow(toolRow) : null, instance };
   }
 }

@@ -1,5 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { AppsRepository, type InstallationWithApp, InstallationsRepository, isUniqueViolation } from '../../../persistence/src/index.js';
+import {
+  AppsRepository,
+  type InstallationWithApp,
+  InstallationsRepository,
+  isUniqueViolation,
+} from '../../../persistence/src/index.js';
 import { DomainError } from '../errors.js';
 import { newId } from '../ids.js';
 

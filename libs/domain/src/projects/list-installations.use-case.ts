@@ -1,5 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { type InstallationWithApp, InstallationsRepository, type Page, type PageRequest } from '../../../persistence/src/index.js';
+import {
+  type InstallationWithApp,
+  InstallationsRepository,
+  type Page,
+  type PageRequest,
+} from '../../../persistence/src/index.js';
 
 @Injectable()
 export class ListInstallations {

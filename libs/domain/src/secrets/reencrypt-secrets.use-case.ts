@@ -27,7 +27,8 @@ export class ReencryptSecrets {
         for (const row of rows) {
           const { next, moved, current } = await this.reencrypted(target, row.value);
           report.alreadyCurrent += current;
-          if (moved > 0 && (await this.columns.replace(target, row.id, row.value, next))) report.reencrypted[key] += moved;
+          if (moved > 0 && (await this.columns.replace(target, row.id, row.value, next)))
+            report.reencrypted[key] += moved;
         }
         if (rows.length < batchSize) break;
         after = rows[rows.length - 1].id;
@@ -37,7 +38,10 @@ export class ReencryptSecrets {
   }
 
   /** A value under the current key, with how many secrets in it moved and how many were current already. */
-  private async reencrypted(target: EncryptedColumn, value: string): Promise<{ next: string; moved: number; current: number }> {
+  private async reencrypted(
+    target: EncryptedColumn,
+    value: string,
+  ): Promise<{ next: string; moved: number; current: number }> {
     if (!target.listKey) {
       if (!this.secrets.needsReencryption(value)) return { next: value, moved: 0, current: 1 };
       return { next: await this.secrets.reencrypt(value), moved: 1, current: 0 };

@@ -6,8 +6,16 @@ import { newId } from '../ids.js';
 import { type HttpToolDefinition, toolDefinitionProblems } from './http-tool.js';
 import { type HttpToolRecord, httpToolColumns, httpToolFromRow } from './http-tool-record.js';
 
-export type CreateToolInput = Omit<HttpToolDefinition, 'response_description' | 'agent_description' | 'retry_window' | 'configurable' | 'allow_multiple'> &
-  Partial<Pick<HttpToolDefinition, 'response_description' | 'agent_description' | 'retry_window' | 'configurable' | 'allow_multiple'>>;
+export type CreateToolInput = Omit<
+  HttpToolDefinition,
+  'response_description' | 'agent_description' | 'retry_window' | 'configurable' | 'allow_multiple'
+> &
+  Partial<
+    Pick<
+      HttpToolDefinition,
+      'response_description' | 'agent_description' | 'retry_window' | 'configurable' | 'allow_multiple'
+    >
+  >;
 
 export function configuratorMissing(appName: string): DomainError {
   return DomainError.conflict(
@@ -38,7 +46,9 @@ export class CreateTool {
       return httpToolFromRow(await this.tools.create(newId('tool'), appId, httpToolColumns(definition)));
     } catch (error) {
       if (isUniqueViolation(error)) {
-        throw DomainError.conflict(`App "${app.name}" already has a tool named "${definition.name}": tool names are unique in an app.`);
+        throw DomainError.conflict(
+          `App "${app.name}" already has a tool named "${definition.name}": tool names are unique in an app.`,
+        );
       }
       throw error;
     }

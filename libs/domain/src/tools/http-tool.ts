@@ -49,16 +49,26 @@ export function toolDefinitionProblems(tool: HttpToolDefinition): FieldProblem[]
     problems.push({ path: 'retry_window', message: 'an instant tool is never retried: remove retry_window' });
   }
   if (tool.execution_mode !== 'instant' && tool.retry_window === null) {
-    problems.push({ path: 'retry_window', message: `required for execution_mode "${tool.execution_mode}": one of 5m, 3h, 1d` });
+    problems.push({
+      path: 'retry_window',
+      message: `required for execution_mode "${tool.execution_mode}": one of 5m, 3h, 1d`,
+    });
   }
   if (tool.allow_multiple && !tool.configurable) {
-    problems.push({ path: 'allow_multiple', message: 'only a configurable tool can allow multiple instances: set configurable to true or allow_multiple to false' });
+    problems.push({
+      path: 'allow_multiple',
+      message:
+        'only a configurable tool can allow multiple instances: set configurable to true or allow_multiple to false',
+    });
   }
   const firstIndexByName = new Map<string, number>();
   tool.parameters.forEach((parameter, index) => {
     const first = firstIndexByName.get(parameter.name);
     if (first !== undefined) {
-      problems.push({ path: `parameters.${index}.name`, message: `"${parameter.name}" is already the name of parameters.${first}` });
+      problems.push({
+        path: `parameters.${index}.name`,
+        message: `"${parameter.name}" is already the name of parameters.${first}`,
+      });
     } else {
       firstIndexByName.set(parameter.name, index);
     }

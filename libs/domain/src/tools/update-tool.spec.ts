@@ -19,7 +19,11 @@ const waitTool: HttpToolDefinition = {
 
 describe('mergeToolUpdate', () => {
   it('keeps what the change leaves out and clears what it sets to null', () => {
-    const merged = mergeToolUpdate(waitTool, { attempt_timeout_s: 60, agent_description: null, response_description: undefined });
+    const merged = mergeToolUpdate(waitTool, {
+      attempt_timeout_s: 60,
+      agent_description: null,
+      response_description: undefined,
+    });
     expect(merged).toEqual({ ...waitTool, attempt_timeout_s: 60, agent_description: null });
   });
 

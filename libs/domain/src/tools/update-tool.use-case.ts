@@ -43,13 +43,17 @@ export class UpdateTool {
     if (current.configurable && !merged.configurable) {
       const count = await this.instances.countForHttpTool(toolId);
       if (count > 0) {
-        throw DomainError.conflict(`configurable cannot be turned off while agents have ${count} instance(s) of this tool: remove them first.`);
+        throw DomainError.conflict(
+          `configurable cannot be turned off while agents have ${count} instance(s) of this tool: remove them first.`,
+        );
       }
     }
     if (current.allow_multiple && !merged.allow_multiple) {
       const most = await this.instances.maxPerAgentForHttpTool(toolId);
       if (most > 1) {
-        throw DomainError.conflict(`allow_multiple cannot be turned off while an agent has ${most} instances of this tool: leave at most one per agent first.`);
+        throw DomainError.conflict(
+          `allow_multiple cannot be turned off while an agent has ${most} instances of this tool: leave at most one per agent first.`,
+        );
       }
     }
     const updated = httpToolFromRow(await this.tools.update(toolId, httpToolColumns(merged)));

@@ -2,7 +2,15 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query
 import { ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
 import type { z } from 'zod';
 import {
-  CreateApp, DeleteApp, ExchangeLaunchCode, FindOwnedApp, ListApps, PutAgentToolsSettings, RotateWebhookSecret, UpdateApp, agentToolsSettingsOf,
+  CreateApp,
+  DeleteApp,
+  ExchangeLaunchCode,
+  FindOwnedApp,
+  ListApps,
+  PutAgentToolsSettings,
+  RotateWebhookSecret,
+  UpdateApp,
+  agentToolsSettingsOf,
 } from '../../../../../libs/domain/src/index.js';
 import { Auth, DeveloperId } from '../../common/auth.guard.js';
 import { Answers, AnswersNoContent, Operation, Problems, QueryOf, jsonSchemaOf } from '../../common/openapi.js';
@@ -10,8 +18,13 @@ import { pageOf } from '../../common/problem.schemas.js';
 import { ConfirmQuerySchema, ListQuerySchema, encodeCursor, pageRequest } from '../../common/pagination.schemas.js';
 import { ZodValidationPipe } from '../../common/zod-validation.pipe.js';
 import {
-  AgentToolsResponseSchema, AppResponseSchema, CreateAppSchema, CreatedAppResponseSchema, PutAgentToolsSchema,
-  RotatedSecretResponseSchema, UpdateAppSchema,
+  AgentToolsResponseSchema,
+  AppResponseSchema,
+  CreateAppSchema,
+  CreatedAppResponseSchema,
+  PutAgentToolsSchema,
+  RotatedSecretResponseSchema,
+  UpdateAppSchema,
 } from './apps.schemas.js';
 import { presentApp } from './apps.presenter.js';
 import { presentLaunchContext } from '../../projects/projects.presenter.js';
@@ -39,7 +52,10 @@ export class AppsController {
   @ApiBody({ schema: jsonSchemaOf(CreateAppSchema) })
   @Answers(201, CreatedAppResponseSchema, 'The app, with its webhook secret')
   @Problems(400, 409, 413, 422)
-  async create(@DeveloperId() developerId: string, @Body(new ZodValidationPipe(CreateAppSchema)) body: z.output<typeof CreateAppSchema>) {
+  async create(
+    @DeveloperId() developerId: string,
+    @Body(new ZodValidationPipe(CreateAppSchema)) body: z.output<typeof CreateAppSchema>,
+  ) {
     const { app, webhookSecret } = await this.createApp.execute(developerId, body);
     return { ...presentApp(app), webhook_secret: webhookSecret };
   }
@@ -49,7 +65,10 @@ export class AppsController {
   @QueryOf(ListQuerySchema)
   @Answers(200, pageOf(AppResponseSchema), 'A page of apps')
   @Problems(422)
-  async list(@DeveloperId() developerId: string, @Query(new ZodValidationPipe(ListQuerySchema)) query: z.output<typeof ListQuerySchema>) {
+  async list(
+    @DeveloperId() developerId: string,
+    @Query(new ZodValidationPipe(ListQuerySchema)) query: z.output<typeof ListQuerySchema>,
+  ) {
     const page = await this.listApps.execute(developerId, pageRequest(query));
     return { data: page.items.map(presentApp), next_cursor: encodeCursor(page.nextAfter) };
   }

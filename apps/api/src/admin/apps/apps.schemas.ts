@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { AGENT_TOOLS_MODES, AUTH_HEADER_VALUE_ACTIONS, RESERVED_MCP_HEADERS, appNameProblem } from '../../../../../libs/domain/src/index.js';
+import {
+  AGENT_TOOLS_MODES,
+  AUTH_HEADER_VALUE_ACTIONS,
+  RESERVED_MCP_HEADERS,
+  appNameProblem,
+} from '../../../../../libs/domain/src/index.js';
 import { HttpUrl, fixedField, text } from '../../common/field.schemas.js';
 
 export const CreateAppSchema = z.strictObject({
@@ -16,7 +21,7 @@ export const CreateAppSchema = z.strictObject({
 export const UpdateAppSchema = z.strictObject({
   name: fixedField('the app name is fixed once created'),
   display_name: text(1, 100).optional(),
-  embedded_page_url: HttpUrl.nullable().optional().meta({ description: "The configurator page; null removes it" }),
+  embedded_page_url: HttpUrl.nullable().optional().meta({ description: 'The configurator page; null removes it' }),
   developer_page_url: HttpUrl.nullable().optional(),
 });
 
@@ -31,7 +36,10 @@ export const PutAgentToolsSchema = z.strictObject({
       auth_header_name: z
         .string()
         .regex(HEADER_NAME, 'must be an HTTP header name such as Authorization or X-Api-Key')
-        .refine((name) => !(RESERVED_MCP_HEADERS as readonly string[]).includes(name.toLowerCase()), 'is set by the MCP transport itself: choose another header')
+        .refine(
+          (name) => !(RESERVED_MCP_HEADERS as readonly string[]).includes(name.toLowerCase()),
+          'is set by the MCP transport itself: choose another header',
+        )
         .optional(),
       auth_header_value: z
         .string()
@@ -66,7 +74,9 @@ export const CreatedAppResponseSchema = AppResponseSchema.extend({
 export const AgentToolsResponseSchema = z.object({
   enabled: z.boolean(),
   mode: z.enum(AGENT_TOOLS_MODES),
-  mcp: z.object({ url: z.string(), auth_header_name: z.string().nullable(), auth_header_value_set: z.boolean() }).nullable(),
+  mcp: z
+    .object({ url: z.string(), auth_header_name: z.string().nullable(), auth_header_value_set: z.boolean() })
+    .nullable(),
 });
 
 export const RotatedSecretResponseSchema = z.object({
@@ -75,15 +85,17 @@ export const RotatedSecretResponseSchema = z.object({
 });
 
 export const McpSnapshotResponseSchema = z.object({
-  data: z.array(z.object({
-    name: z.string(),
-    title: z.string().nullable(),
-    description: z.string().nullable(),
-    input_schema: z.record(z.string(), z.unknown()),
-    annotations: z.unknown(),
-    available: z.boolean(),
-    reason: z.string().optional().meta({ description: 'Why the tool cannot be offered, when not available' }),
-  })),
+  data: z.array(
+    z.object({
+      name: z.string(),
+      title: z.string().nullable(),
+      description: z.string().nullable(),
+      input_schema: z.record(z.string(), z.unknown()),
+      annotations: z.unknown(),
+      available: z.boolean(),
+      reason: z.string().optional().meta({ description: 'Why the tool cannot be offered, when not available' }),
+    }),
+  ),
   refreshed_at: z.string().nullable(),
   last_attempt_at: z.string().nullable(),
   last_error: z.string().nullable(),

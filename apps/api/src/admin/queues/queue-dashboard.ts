@@ -33,7 +33,10 @@ export async function mountQueueDashboard(app: NestFastifyApplication): Promise<
   createBullBoard({ queues: [new BullMQAdapter(app.get(DeliveryQueue).queue)], serverAdapter });
 
   const refuse = (reply: FastifyReply, status: number, code: string, detail: string) =>
-    reply.code(status).type('application/problem+json; charset=utf-8').send(JSON.stringify(problem(status, code, detail)));
+    reply
+      .code(status)
+      .type('application/problem+json; charset=utf-8')
+      .send(JSON.stringify(problem(status, code, detail)));
 
   const operatorOnly = async (req: FastifyRequest, reply: FastifyReply) => {
     const query = req.query as Record<string, unknown>;
@@ -44,21 +47,38 @@ export async function mountQueueDashboard(app: NestFastifyApplication): Promise<
     const authorization = req.headers.authorization ?? (token ? `Bearer ${token}` : undefined);
     try {
       const claims = await verifier.verify(authorization);
-      if (claims.role !== 'operator') return refuse(reply, 403, 'forbidden', `The queue dashboard needs an operator token; this one is a ${claims.role} token.`);
+      if (claims.role !== 'operator')
+        return refuse(
+          reply,
+          403,
+          'forbidden',
+          `The queue dashboard needs an operator token; this one is a ${claims.role} token.`,
+        );
     } catch (error) {
       if (error instanceof DomainError) {
-        return refuse(reply, 401, 'unauthenticated', `${error.detail} Open ${DASHBOARD_PATH}?token=<operator token> (npm run token -- operator).`);
+        return refuse(
+          reply,
+          401,
+          'unauthenticated',
+          `${error.detail} Open ${DASHBOARD_PATH}?token=<operator token> (npm run token -- operator).`,
+        );
       }
       throw error;
     }
     if (fromQueryVerified) {
       const secure = env.PUBLIC_BASE_URL.startsWith('https:') ? '; Secure' : '';
-      reply.header('Set-Cookie', `${COOKIE}=${fromQuery}; HttpOnly; SameSite=Strict; Path=/admin; Max-Age=43200${secure}`);
+      reply.header(
+        'Set-Cookie',
+        `${COOKIE}=${fromQuery}; HttpOnly; SameSite=Strict; Path=/admin; Max-Age=43200${secure}`,
+      );
       return reply.redirect(DASHBOARD_PATH, 303);
     }
   };
-  await app.register(async (scope: FastifyInstance) => {
-    scope.addHook('onRequest', operatorOnly);
-    await scope.register(serverAdapter.registerPlugin());
-  }, { prefix: DASHBOARD_PATH });
+  await app.register(
+    async (scope: FastifyInstance) => {
+      scope.addHook('onRequest', operatorOnly);
+      await scope.register(serverAdapter.registerPlugin());
+    },
+    { prefix: DASHBOARD_PATH },
+  );
 }

@@ -9,7 +9,11 @@ import { Auth, DeveloperId } from '../../common/auth.guard.js';
 import { encodeCursor, pageRequest } from '../../common/pagination.schemas.js';
 import { ZodValidationPipe } from '../../common/zod-validation.pipe.js';
 
-import { ToolCallResponseSchema, ToolCallWithAttemptsResponseSchema, ToolCallsQuerySchema } from './tool-calls.schemas.js';
+import {
+  ToolCallResponseSchema,
+  ToolCallWithAttemptsResponseSchema,
+  ToolCallsQuerySchema,
+} from './tool-calls.schemas.js';
 
 /** A call as its app's developer sees it: never the webhook body (it carries private data). */
 function presentCall(call: ToolCall) {

@@ -11,7 +11,9 @@ export const ToolCallsQuerySchema = ListQuerySchema.extend({
 });
 
 /** Documentation of the answers (not used to validate). */
-export const CallErrorSchema = z.record(z.string(), z.unknown()).meta({ description: 'Why the call failed or was cancelled' });
+export const CallErrorSchema = z
+  .record(z.string(), z.unknown())
+  .meta({ description: 'Why the call failed or was cancelled' });
 
 export const ToolCallResponseSchema = z.object({
   id: z.string(),
@@ -37,14 +39,16 @@ export const ToolCallResponseSchema = z.object({
 });
 
 export const ToolCallWithAttemptsResponseSchema = ToolCallResponseSchema.extend({
-  attempts: z.array(z.object({
-    round: z.number().int(),
-    n: z.number().int(),
-    started_at: z.string(),
-    duration_ms: z.number().int().nullable(),
-    outcome: z.string(),
-    http_status: z.number().int().nullable(),
-    error: z.string().nullable(),
-    response_excerpt: z.string().nullable(),
-  })),
+  attempts: z.array(
+    z.object({
+      round: z.number().int(),
+      n: z.number().int(),
+      started_at: z.string(),
+      duration_ms: z.number().int().nullable(),
+      outcome: z.string(),
+      http_status: z.number().int().nullable(),
+      error: z.string().nullable(),
+      response_excerpt: z.string().nullable(),
+    }),
+  ),
 });

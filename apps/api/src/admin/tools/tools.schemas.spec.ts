@@ -21,8 +21,12 @@ describe('bilingual texts', () => {
     expect(paths(CreateToolSchema, { ...base, title: { en: 'Find' } })).toEqual(['title.ru']);
     expect(paths(CreateToolSchema, { ...base, title: 'Find' })).toEqual(['title']);
     expect(paths(CreateToolSchema, { ...base, description: { ru: ' ', en: 'x' } })).toEqual(['description.ru']);
-    expect(paths(CreateToolSchema, { ...base, description: { ru: 'д', en: 'x'.repeat(1001) } })).toEqual(['description.en']);
-    expect(paths(CreateToolSchema, { ...base, response_description: { en: 'x' } })).toEqual(['response_description.ru']);
+    expect(paths(CreateToolSchema, { ...base, description: { ru: 'д', en: 'x'.repeat(1001) } })).toEqual([
+      'description.en',
+    ]);
+    expect(paths(CreateToolSchema, { ...base, response_description: { en: 'x' } })).toEqual([
+      'response_description.ru',
+    ]);
     expect(paths(CreateToolSchema, { ...base, response_description: null })).toEqual([]);
   });
 });
@@ -32,10 +36,18 @@ describe('parameter lists', () => {
   it('take up to 32 typed parameters and default required to false', () => {
     const parsed = CreateToolSchema.parse({ ...base, parameters: [{ name: 'a', type: 'boolean', description: 'd' }] });
     expect(parsed.parameters).toEqual([{ name: 'a', type: 'boolean', description: 'd', required: false }]);
-    expect(paths(CreateToolSchema, { ...base, parameters: Array.from({ length: 32 }, (_, i) => parameter(`p${i}`)) })).toEqual([]);
-    expect(paths(CreateToolSchema, { ...base, parameters: Array.from({ length: 33 }, (_, i) => parameter(`p${i}`)) })).toEqual(['parameters']);
-    expect(paths(CreateToolSchema, { ...base, parameters: [{ ...parameter('a'), type: 'array' }] })).toEqual(['parameters.0.type']);
-    expect(paths(CreateToolSchema, { ...base, parameters: [{ ...parameter('a'), extra: true }] })).toEqual(['parameters.0.extra']);
+    expect(
+      paths(CreateToolSchema, { ...base, parameters: Array.from({ length: 32 }, (_, i) => parameter(`p${i}`)) }),
+    ).toEqual([]);
+    expect(
+      paths(CreateToolSchema, { ...base, parameters: Array.from({ length: 33 }, (_, i) => parameter(`p${i}`)) }),
+    ).toEqual(['parameters']);
+    expect(paths(CreateToolSchema, { ...base, parameters: [{ ...parameter('a'), type: 'array' }] })).toEqual([
+      'parameters.0.type',
+    ]);
+    expect(paths(CreateToolSchema, { ...base, parameters: [{ ...parameter('a'), extra: true }] })).toEqual([
+      'parameters.0.extra',
+    ]);
   });
 });
 

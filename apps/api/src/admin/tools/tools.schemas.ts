@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import {
-  ATTEMPT_TIMEOUTS_S, EXECUTION_MODES, MAX_PARAMETERS, PARAMETER_TYPES, RETRY_WINDOWS, parameterNameProblem, toolNameProblem,
+  ATTEMPT_TIMEOUTS_S,
+  EXECUTION_MODES,
+  MAX_PARAMETERS,
+  PARAMETER_TYPES,
+  RETRY_WINDOWS,
+  parameterNameProblem,
+  toolNameProblem,
 } from '../../../../../libs/domain/src/index.js';
 import { HttpUrl, fixedField, text } from '../../common/field.schemas.js';
 
@@ -27,7 +33,10 @@ const ParameterSchema = z.strictObject({
 });
 
 const AttemptTimeout = z
-  .union(ATTEMPT_TIMEOUTS_S.map((value) => z.literal(value)), { message: `must be one of ${ATTEMPT_TIMEOUTS_S.join(', ')}` })
+  .union(
+    ATTEMPT_TIMEOUTS_S.map((value) => z.literal(value)),
+    { message: `must be one of ${ATTEMPT_TIMEOUTS_S.join(', ')}` },
+  )
   .meta({ description: 'Seconds one attempt may take' });
 
 const fields = {

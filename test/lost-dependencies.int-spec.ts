@@ -7,7 +7,7 @@ import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRedis, freePort, startLocalRedis } from '../scripts/local-services.js';
 import { DATABASE_TIMEOUTS } from '../libs/persistence/src/index.js';
-import { REQUEST_COMMAND_TIMEOUT_MS } from '../libs/queue/src/index.js';
+import { REQUEST_COMMAND_TIMEOUT_MS } from '../libs/redis/src/index.js';
 import { agentWithTools, httpTool } from './support/fixtures.js';
 import { type TcpProxy, startTcpProxy } from './support/tcp-proxy.js';
 import { type TestApi, freshDatabase, startTestApi } from './support/test-api.js';

@@ -13,7 +13,8 @@ import {
   applyMigrations,
   findMigrationsDir,
 } from '../libs/persistence/src/index.js';
-import { TOOL_CALL_DELIVERY_QUEUE, createRedisConnection } from '../libs/queue/src/index.js';
+import { TOOL_CALL_DELIVERY_QUEUE } from '../libs/queue/src/index.js';
+import { createRedisConnection } from '../libs/redis/src/index.js';
 import { SecretBox, parseSecretKeys } from '../libs/secrets/src/index.js';
 import { WorkerModule } from '../apps/worker/src/worker.module.js';
 import { TEST_SECRETS_KEYS, type TestApi, freshDatabase, startTestApi } from './support/test-api.js';

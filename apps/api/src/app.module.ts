@@ -2,12 +2,14 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ConfigModule, type Env } from '../../../libs/config/src/index.js';
-import { DeliveryModule } from '../../../libs/delivery/src/index.js';
+import { BroadcastModule } from '../../../libs/broadcast/src/index.js';
 import { DomainModule } from '../../../libs/domain/src/index.js';
 import { McpModule } from '../../../libs/mcp/src/index.js';
 import { ObservabilityModule } from '../../../libs/observability/src/index.js';
+import { OutboundHttpModule } from '../../../libs/outbound-http/src/index.js';
 import { PersistenceModule } from '../../../libs/persistence/src/index.js';
 import { QueueModule } from '../../../libs/queue/src/index.js';
+import { RedisModule } from '../../../libs/redis/src/index.js';
 import { SecretsModule } from '../../../libs/secrets/src/index.js';
 import { AppsController } from './admin/apps/apps.controller.js';
 import { McpToolsController } from './admin/mcp/mcp-tools.controller.js';
@@ -36,8 +38,10 @@ export class ApiModule {
         ObservabilityModule,
         PersistenceModule,
         SecretsModule,
+        RedisModule,
         QueueModule,
-        DeliveryModule,
+        BroadcastModule,
+        OutboundHttpModule,
         McpModule,
         DomainModule,
       ],

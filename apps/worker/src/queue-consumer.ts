@@ -2,12 +2,8 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { type Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ENV, type Env } from '../../../libs/config/src/index.js';
-import {
-  JOB_NAMES,
-  TOOL_CALL_DELIVERY_QUEUE,
-  createRedisConnection,
-  jobNamesWithoutProcessor,
-} from '../../../libs/queue/src/index.js';
+import { JOB_NAMES, TOOL_CALL_DELIVERY_QUEUE, jobNamesWithoutProcessor } from '../../../libs/queue/src/index.js';
+import { createRedisConnection } from '../../../libs/redis/src/index.js';
 import { JOB_PROCESSORS, type JobProcessor } from './job-processor.js';
 
 export class MissingProcessorError extends Error {}

@@ -1,9 +1,10 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule, type Env } from '../../../libs/config/src/index.js';
-import { DeliveryModule } from '../../../libs/delivery/src/index.js';
+import { BroadcastModule } from '../../../libs/broadcast/src/index.js';
 import { DomainModule } from '../../../libs/domain/src/index.js';
 import { McpModule } from '../../../libs/mcp/src/index.js';
 import { ObservabilityModule } from '../../../libs/observability/src/index.js';
+import { OutboundHttpModule } from '../../../libs/outbound-http/src/index.js';
 import { PersistenceModule } from '../../../libs/persistence/src/index.js';
 import { QueueModule } from '../../../libs/queue/src/index.js';
 import { SecretsModule } from '../../../libs/secrets/src/index.js';
@@ -30,7 +31,8 @@ export class WorkerModule {
         PersistenceModule,
         SecretsModule,
         QueueModule,
-        DeliveryModule,
+        BroadcastModule,
+        OutboundHttpModule,
         McpModule,
         DomainModule,
       ],

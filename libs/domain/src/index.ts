@@ -37,7 +37,7 @@ export * from './projects/list-installable-tools.use-case.js';
 export * from './projects/list-installations.use-case.js';
 export * from './projects/uninstall-app.use-case.js';
 export * from './agents/agent-ref.js';
-export * from './agents/agent-toolset.js';
+export * from './agents/agent-tool.js';
 export * from './calls/deliver-attempt.use-case.js';
 export * from './calls/idempotency.js';
 export * from './calls/tool-call-body.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { Client, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { AppDispatchers, TOOLGATE_VERSION } from '../../delivery/src/index.js';
+import { AppDispatchers, TOOLGATE_VERSION } from '../../outbound-http/src/index.js';
 import { boundedFetch, withRequestScope } from './bounded-fetch.js';
 
 /** Where an app's MCP server is, with its auth header value decrypted for this use only. */

@@ -2,8 +2,8 @@ import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ENV, type Env } from '../../config/src/index.js';
+import { REQUEST_COMMAND_TIMEOUT_MS, createRequestConnection, withinMs } from '../../redis/src/index.js';
 import { DELIVER_TOOL_CALL_JOB, type DeliverToolCallJob, TOOL_CALL_DELIVERY_QUEUE, deliveryJobId } from './jobs.js';
-import { REQUEST_COMMAND_TIMEOUT_MS, createRequestConnection, withinMs } from './redis.js';
 
 /** Puts delivery attempts on the queue, each at the moment it is due. */
 @Injectable()

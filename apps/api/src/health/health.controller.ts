@@ -3,7 +3,7 @@ import { ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { Redis } from 'ioredis';
 import { PrismaService } from '../../../../libs/persistence/src/index.js';
-import { REDIS_PROBE } from '../../../../libs/queue/src/index.js';
+import { REDIS_PROBE } from '../../../../libs/redis/src/index.js';
 import { Answers, Operation, jsonSchemaOf } from '../common/openapi.js';
 import { problem } from '../common/problem-details.filter.js';
 import { LiveResponseSchema, NotReadyResponseSchema, ReadyResponseSchema } from './health.schemas.js';

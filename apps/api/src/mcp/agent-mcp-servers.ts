@@ -8,7 +8,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server';
 import { ENV, type Env } from '../../../../libs/config/src/index.js';
-import { TOOLGATE_VERSION } from '../../../../libs/delivery/src/index.js';
+import { TOOLGATE_VERSION } from '../../../../libs/outbound-http/src/index.js';
 import {
   AcceptToolCall,
   type AgentRef,
@@ -23,7 +23,7 @@ import {
   presentAgentTool,
 } from '../../../../libs/domain/src/index.js';
 import type { ToolCall } from '../../../../libs/persistence/src/index.js';
-import { CallEvents } from '../../../../libs/queue/src/index.js';
+import { CallEvents } from '../../../../libs/broadcast/src/index.js';
 import {
   CALL_STATUS_TOOL,
   answerCallStatus,

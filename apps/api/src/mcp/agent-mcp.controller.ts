@@ -11,7 +11,7 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ENV, type Env } from '../../../../libs/config/src/index.js';
 import { type FieldProblem, ListAgentTools, unstorableJsonProblems } from '../../../../libs/domain/src/index.js';
-import { CallEvents } from '../../../../libs/queue/src/index.js';
+import { CallEvents } from '../../../../libs/broadcast/src/index.js';
 import { AgentAuth, type AgentIdentity, Auth } from '../common/auth.guard.js';
 import { Problems } from '../common/openapi.js';
 import { problem } from '../common/problem-details.filter.js';

@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { McpToolsRepository, ToolInstancesRepository } from '../../../persistence/src/index.js';
-import { ToolsetGenerations } from '../../../queue/src/index.js';
+import { ToolsetGenerations } from '../../../broadcast/src/index.js';
 import { type AgentRef, agentKey } from './agent-ref.js';
-import { type AgentTool, buildAgentToolset, snapshotKey } from './agent-toolset.js';
+import { type AgentTool, buildAgentToolset, snapshotKey } from './agent-tool.js';
 
 export type { AgentRef } from './agent-ref.js';
 

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { type NewToolCall, type ToolCall, ToolCallsRepository } from '../../../persistence/src/index.js';
 import { DeliveryQueue } from '../../../queue/src/index.js';
 import { Metrics } from '../../../observability/src/index.js';
-import type { AgentTool } from '../agents/agent-toolset.js';
+import type { AgentTool } from '../agents/agent-tool.js';
 import { type AgentRef, AgentToolsets } from '../agents/agent-toolsets.js';
 import { CallMcpTool } from '../mcp/call-mcp-tool.use-case.js';
 import { McpArgumentChecks } from '../mcp/mcp-argument-checks.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ToolCall, ToolCallsRepository } from '../../../persistence/src/index.js';
-import type { CallEvents } from '../../../queue/src/index.js';
+import type { CallEvents } from '../../../broadcast/src/index.js';
 import { AwaitToolCall, DEGRADED_REREAD_MS, SAFETY_REREAD_MS } from './await-tool-call.use-case.js';
 
 const queued = { id: 'call_1', status: 'queued' } as ToolCall;

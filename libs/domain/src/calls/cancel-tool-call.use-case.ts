@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type ToolCall, ToolCallsRepository } from '../../../persistence/src/index.js';
-import { CallEvents, DeliveryQueue } from '../../../queue/src/index.js';
+import { CallEvents } from '../../../broadcast/src/index.js';
+import { DeliveryQueue } from '../../../queue/src/index.js';
 import { Metrics } from '../../../observability/src/index.js';
 import type { AgentRef } from '../agents/agent-toolsets.js';
 import { DomainError } from '../errors.js';

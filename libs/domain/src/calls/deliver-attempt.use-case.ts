@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ENV, type Env } from '../../../config/src/index.js';
-import { AppDispatchers, type AttemptResult, USER_AGENT, sendWebhook } from '../../../delivery/src/index.js';
+import { AppDispatchers, USER_AGENT } from '../../../outbound-http/src/index.js';
+import { type AttemptResult, sendWebhook } from '../../../webhook-sender/src/index.js';
 import {
   type AgentToolInstance,
   type App,
@@ -8,7 +9,8 @@ import {
   type ToolCall,
   ToolCallsRepository,
 } from '../../../persistence/src/index.js';
-import { CallEvents, DeliveryQueue } from '../../../queue/src/index.js';
+import { CallEvents } from '../../../broadcast/src/index.js';
+import { DeliveryQueue } from '../../../queue/src/index.js';
 import { SecretBox } from '../../../secrets/src/index.js';
 import { Metrics } from '../../../observability/src/index.js';
 import { signWebhook } from '../../../signing/src/index.js';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { AgentTool } from '../agents/agent-toolset.js';
+import type { AgentTool } from '../agents/agent-tool.js';
 import { type AgentRef, AgentToolsets } from '../agents/agent-toolsets.js';
 
 /** The agent's tools, as the model sees them (callable ones only). */

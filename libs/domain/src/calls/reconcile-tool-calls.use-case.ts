@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ToolCallsRepository } from '../../../persistence/src/index.js';
-import { CallEvents, type DeliverToolCallJob, DeliveryQueue } from '../../../queue/src/index.js';
+import { CallEvents } from '../../../broadcast/src/index.js';
+import { type DeliverToolCallJob, DeliveryQueue } from '../../../queue/src/index.js';
 import { Metrics } from '../../../observability/src/index.js';
 
 export interface ReconcilePage {

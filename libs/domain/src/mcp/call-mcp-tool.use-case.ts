@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ENV, type Env } from '../../../config/src/index.js';
 import { type App, type CallOutcome, type ToolCall, ToolCallsRepository } from '../../../persistence/src/index.js';
-import { BlockedAddressError } from '../../../delivery/src/index.js';
+import { BlockedAddressError } from '../../../outbound-http/src/index.js';
 import { type McpCallOptions, McpClients, McpRedirectError, ResponseTooLargeError } from '../../../mcp/src/index.js';
-import { CallEvents } from '../../../queue/src/index.js';
+import { CallEvents } from '../../../broadcast/src/index.js';
 import { Metrics } from '../../../observability/src/index.js';
 import { agentKey } from '../agents/agent-ref.js';
 import { newId } from '../ids.js';

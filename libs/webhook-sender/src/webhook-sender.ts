@@ -1,5 +1,5 @@
 import { errors as undiciErrors, request, type Dispatcher } from 'undici';
-import { BlockedAddressError, assertUrlHostAllowed } from './address-guard.js';
+import { BlockedAddressError, assertUrlHostAllowed } from '../../outbound-http/src/index.js';
 import { excerptOf } from './response-excerpt.js';
 
 /** A handler's answer is the tool result; more than this fails the attempt. */

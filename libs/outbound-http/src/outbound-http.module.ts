@@ -18,7 +18,7 @@ import { HostResolver } from './host-resolver.js';
   ],
   exports: [AppDispatchers],
 })
-export class DeliveryModule implements OnApplicationShutdown {
+export class OutboundHttpModule implements OnApplicationShutdown {
   constructor(@Inject(AppDispatchers) private readonly dispatchers: AppDispatchers) {}
 
   async onApplicationShutdown(): Promise<void> {

@@ -7,7 +7,7 @@ import {
   createRequestConnection,
   whenConnected,
   withinMs,
-} from './redis.js';
+} from '../../redis/src/index.js';
 
 export interface CallProgress {
   /** The attempt that just failed, and how many the schedule has. */

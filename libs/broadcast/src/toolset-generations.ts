@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { ENV, type Env } from '../../config/src/index.js';
-import { createRequestConnection, whenConnected } from './redis.js';
+import { createRequestConnection, whenConnected } from '../../redis/src/index.js';
 
 /**
  * A counter per agent, bumped (after the database commit) whenever something its tool list

@@ -1,0 +1,3 @@
+export * from './broadcast.module.js';
+export * from './call-events.js';
+export * from './toolset-generations.js';

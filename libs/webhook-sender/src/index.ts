@@ -1,0 +1,2 @@
+export * from './response-excerpt.js';
+export * from './webhook-sender.js';

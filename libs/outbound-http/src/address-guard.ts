@@ -1,92 +1,84 @@
 // SSRF guard: Toolgate sends webhooks and MCP calls only to public unicast addresses.
 import type { LookupAddress } from 'node:dns';
-import { isIP, type LookupFunction } from 'node:net';
+import { BlockList, SocketAddress, isIP, type LookupFunction } from 'node:net';
 import { Agent, buildConnector } from 'undici';
 import { type AppLookups, HostResolver } from './host-resolver.js';
 
-type Range = [base: bigint, prefix: number, label: string];
+type Family = 'ipv4' | 'ipv6';
 
-/** `base/prefix` in a family of `bits` bits (32 or 128) as a range. */
-function range(cidr: string, label: string, bits: 32 | 128): Range {
-  const [base, prefix] = cidr.split('/');
-  return [bits === 32 ? ipv4Value(base) : ipv6Value(base), Number(prefix), label];
+/** `cidr` (`network/prefix`) as a BlockList. */
+function subnet(family: Family, cidr: string, list = new BlockList()): BlockList {
+  const [network, prefix] = cidr.split('/');
+  list.addSubnet(network, Number(prefix), family);
+  return list;
 }
 
-function inRange(value: bigint, [base, prefix]: Range, bits: number): boolean {
-  const shift = BigInt(bits - prefix);
-  return value >> shift === base >> shift;
+/** The ranges of a table that share a label, one BlockList each, in the table's order (first match wins). */
+function labelled(family: Family, table: [cidr: string, label: string][]): { label: string; list: BlockList }[] {
+  const byLabel = new Map<string, BlockList>();
+  for (const [cidr, label] of table) byLabel.set(label, subnet(family, cidr, byLabel.get(label)));
+  return [...byLabel].map(([label, list]) => ({ label, list }));
 }
 
 // RFC 6890 / IANA special-purpose registry: none of these is a public unicast destination.
-const IPV4_BLOCKED: Range[] = [
-  range('0.0.0.0/8', 'unspecified ("this network") address', 32),
-  range('10.0.0.0/8', 'private address', 32),
-  range('100.64.0.0/10', 'shared (CGNAT) address', 32),
-  range('127.0.0.0/8', 'loopback address', 32),
-  range('169.254.0.0/16', 'link-local address', 32),
-  range('172.16.0.0/12', 'private address', 32),
-  range('192.0.0.0/24', 'IETF protocol assignment address', 32),
-  range('192.0.2.0/24', 'documentation address', 32),
-  range('192.88.99.0/24', '6to4 relay anycast address', 32),
-  range('192.168.0.0/16', 'private address', 32),
-  range('198.18.0.0/15', 'benchmarking address', 32),
-  range('198.51.100.0/24', 'documentation address', 32),
-  range('203.0.113.0/24', 'documentation address', 32),
-  range('224.0.0.0/4', 'multicast address', 32),
-  range('255.255.255.255/32', 'broadcast address', 32), // before 240/4, for the better reason
-  range('240.0.0.0/4', 'reserved address', 32),
+const IPV4_BLOCKED = labelled('ipv4', [
+  ['0.0.0.0/8', 'unspecified ("this network") address'],
+  ['10.0.0.0/8', 'private address'],
+  ['100.64.0.0/10', 'shared (CGNAT) address'],
+  ['127.0.0.0/8', 'loopback address'],
+  ['169.254.0.0/16', 'link-local address'],
+  ['172.16.0.0/12', 'private address'],
+  ['192.0.0.0/24', 'IETF protocol assignment address'],
+  ['192.0.2.0/24', 'documentation address'],
+  ['192.88.99.0/24', '6to4 relay anycast address'],
+  ['192.168.0.0/16', 'private address'],
+  ['198.18.0.0/15', 'benchmarking address'],
+  ['198.51.100.0/24', 'documentation address'],
+  ['203.0.113.0/24', 'documentation address'],
+  ['224.0.0.0/4', 'multicast address'],
+  ['255.255.255.255/32', 'broadcast address'], // before 240/4, for the better reason
+  ['240.0.0.0/4', 'reserved address'],
+]);
+
+const IPV6_BLOCKED = labelled('ipv6', [
+  ['::/128', 'unspecified address'], // judged before the IPv4-compatible form, which contains it
+  ['::1/128', 'loopback address'],
+  ['100::/64', 'discard-only address'],
+  ['2001:db8::/32', 'documentation address'],
+  ['3fff::/20', 'documentation address'],
+  ['2001::/23', 'IETF special-purpose address'], // includes Teredo 2001::/32
+  ['fc00::/7', 'unique local address'],
+  ['fe80::/10', 'link-local address'],
+  ['fec0::/10', 'site-local address'],
+  ['ff00::/8', 'multicast address'],
+]);
+
+// Forms that carry an IPv4 address: judged by the IPv4 rules. `group` is where its 32 bits start (of 8 groups).
+const IPV6_EMBEDDING = [
+  { label: 'IPv4-mapped', list: subnet('ipv6', '::ffff:0:0/96'), group: 6 },
+  { label: 'IPv4-compatible', list: subnet('ipv6', '::/96'), group: 6 },
+  { label: 'NAT64', list: subnet('ipv6', '64:ff9b::/96'), group: 6 },
+  { label: '6to4', list: subnet('ipv6', '2002::/16'), group: 1 },
 ];
 
-const IPV6_BLOCKED: Range[] = [
-  range('100::/64', 'discard-only address', 128),
-  range('2001:db8::/32', 'documentation address', 128),
-  range('3fff::/20', 'documentation address', 128),
-  range('2001::/23', 'IETF special-purpose address', 128), // includes Teredo 2001::/32
-  range('fc00::/7', 'unique local address', 128),
-  range('fe80::/10', 'link-local address', 128),
-  range('fec0::/10', 'site-local address', 128),
-  range('ff00::/8', 'multicast address', 128),
-];
+const GLOBAL_UNICAST = subnet('ipv6', '2000::/3');
 
-// Forms that carry an IPv4 address: judged by the IPv4 rules. `shift` finds the 32 embedded bits.
-const IPV6_EMBEDDING: { range: Range; shift: bigint }[] = [
-  { range: range('::ffff:0:0/96', 'IPv4-mapped', 128), shift: 0n },
-  { range: range('::/96', 'IPv4-compatible', 128), shift: 0n },
-  { range: range('64:ff9b::/96', 'NAT64', 128), shift: 0n },
-  { range: range('2002::/16', '6to4', 128), shift: 80n },
-];
-
-const GLOBAL_UNICAST = range('2000::/3', 'global unicast', 128);
-
-function ipv4Value(ip: string): bigint {
-  return ip.split('.').reduce((value, octet) => (value << 8n) | BigInt(Number(octet)), 0n);
-}
-
-function ipv4String(value: bigint): string {
-  return [24n, 16n, 8n, 0n].map((shift) => String((value >> shift) & 0xffn)).join('.');
-}
-
-/** A syntactically valid IPv6 literal (no zone) as a 128-bit number. */
-function ipv6Value(ip: string): bigint {
-  let text = ip;
-  if (text.includes('.')) {
-    // a trailing dotted quad is the last two 16-bit groups
-    const at = text.lastIndexOf(':') + 1;
-    const v4 = ipv4Value(text.slice(at));
-    text = `${text.slice(0, at)}${(v4 >> 16n).toString(16)}:${(v4 & 0xffffn).toString(16)}`;
-  }
-  const [head, tail] = text.split('::');
+/** The eight 16-bit groups of a valid IPv6 literal (no zone). */
+function ipv6Groups(ip: string): number[] {
+  // the URL parser writes it canonically: hex groups only (no dotted quad), zeros as one `::` at most
+  const [head, tail] = new URL(`http://[${ip}]/`).hostname.slice(1, -1).split('::');
   const groups = head ? head.split(':') : [];
   if (tail !== undefined) {
     const after = tail ? tail.split(':') : [];
     groups.push(...Array<string>(8 - groups.length - after.length).fill('0'), ...after);
   }
-  return groups.reduce((value, group) => (value << 16n) | BigInt(parseInt(group, 16)), 0n);
+  return groups.map((group) => parseInt(group, 16));
 }
 
-function ipv4Reason(value: bigint): string | null {
-  const blocked = IPV4_BLOCKED.find((r) => inRange(value, r, 32));
-  return blocked ? `${blocked[2]} ${ipv4String(value)}` : null;
+function ipv4Reason(ip: string): string | null {
+  const address = new SocketAddress({ address: ip, family: 'ipv4' });
+  const blocked = IPV4_BLOCKED.find(({ list }) => list.check(address));
+  return blocked ? `${blocked.label} ${ip}` : null;
 }
 
 /**
@@ -97,20 +89,20 @@ export function blockedAddressReason(ip: string): string | null {
   // a zone id (fe80::1%eth0) only says which interface: judge the address without it
   const bare = ip.includes(':') ? ip.split('%')[0] : ip;
   const family = isIP(bare);
-  if (family === 4) return ipv4Reason(ipv4Value(bare));
+  if (family === 4) return ipv4Reason(bare);
   if (family !== 6) return `not an IP address: ${JSON.stringify(ip)}`;
-  const value = ipv6Value(bare);
-  if (value === 0n) return `unspecified address ${ip}`;
-  if (value === 1n) return `loopback address ${ip}`;
-  for (const { range: r, shift } of IPV6_EMBEDDING) {
-    if (!inRange(value, r, 128)) continue;
-    const reason = ipv4Reason((value >> shift) & 0xffffffffn);
-    return reason ? `${reason} (${r[2]} in ${ip})` : null;
+  const address = new SocketAddress({ address: bare, family: 'ipv6' });
+  // the special ranges and the embedding forms meet only at :: and ::1, which these judge
+  const blocked = IPV6_BLOCKED.find(({ list }) => list.check(address));
+  if (blocked) return `${blocked.label} ${ip}`;
+  const embedding = IPV6_EMBEDDING.find(({ list }) => list.check(address));
+  if (embedding) {
+    const [high, low] = ipv6Groups(bare).slice(embedding.group, embedding.group + 2);
+    const reason = ipv4Reason(`${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`);
+    return reason ? `${reason} (${embedding.label} in ${ip})` : null;
   }
-  const blocked = IPV6_BLOCKED.find((r) => inRange(value, r, 128));
-  if (blocked) return `${blocked[2]} ${ip}`;
   // everything outside 2000::/3 is unassigned or special today
-  return inRange(value, GLOBAL_UNICAST, 128) ? null : `reserved address ${ip}`;
+  return GLOBAL_UNICAST.check(address) ? null : `reserved address ${ip}`;
 }
 
 export class BlockedAddressError extends Error {

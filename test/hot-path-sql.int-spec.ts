@@ -3,6 +3,7 @@ import {
   AppsRepository,
   DatabasePool,
   PrismaService,
+  type NewToolCall,
   ToolCallsRepository,
   ToolInstancesRepository,
 } from '../libs/persistence/src/index.js';
@@ -92,7 +93,7 @@ describe('the hot path on pg prepared statements', () => {
     const calls = nest.get(ToolCallsRepository);
     const template = await prisma.toolCall.findUniqueOrThrow({ where: { id: ctx.callId } });
     const now = new Date();
-    const draft = {
+    const draft: NewToolCall & { acceptedAt: Date } = {
       id: `${ctx.callId}_copy`,
       eventId: `${template.eventId.slice(0, -4)}ffff`,
       appId: template.appId,

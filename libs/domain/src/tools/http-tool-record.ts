@@ -1,5 +1,6 @@
 import type { HttpTool, HttpToolColumns } from '../../../persistence/src/index.js';
-import type { AttemptTimeoutS, ExecutionMode, HttpToolDefinition, RetryWindow, ToolParameter } from './http-tool.js';
+import type { ExecutionMode, RetryWindow } from '../../../persistence/src/index.js';
+import type { AttemptTimeoutS, HttpToolDefinition, ToolParameter } from './http-tool.js';
 
 export interface HttpToolRecord extends HttpToolDefinition {
   id: string;

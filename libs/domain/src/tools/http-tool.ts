@@ -1,13 +1,8 @@
+import type { ExecutionMode, RetryWindow } from '../../../persistence/src/index.js';
 import type { FieldProblem } from '../errors.js';
-
-export const EXECUTION_MODES = ['instant', 'wait', 'background'] as const;
-export type ExecutionMode = (typeof EXECUTION_MODES)[number];
 
 export const ATTEMPT_TIMEOUTS_S = [10, 30, 60, 120] as const;
 export type AttemptTimeoutS = (typeof ATTEMPT_TIMEOUTS_S)[number];
-
-export const RETRY_WINDOWS = ['5m', '3h', '1d'] as const;
-export type RetryWindow = (typeof RETRY_WINDOWS)[number];
 
 export const PARAMETER_TYPES = ['string', 'number', 'boolean'] as const;
 export type ParameterType = (typeof PARAMETER_TYPES)[number];

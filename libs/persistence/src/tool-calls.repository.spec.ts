@@ -25,22 +25,22 @@ const transition: CallTransition = {
 /** A pool (never connected) whose statements fail with `failures` in turn, then answer one row; it keeps the values each got. */
 class PoolFailing extends DatabasePool {
   readonly calls: unknown[][] = [];
-  private readonly failures: unknown[];
+  private readonly failures: Error[];
 
-  constructor(...failures: unknown[]) {
+  constructor(...failures: Error[]) {
     super('postgresql://unused@127.0.0.1:1/unused');
     this.failures = failures;
   }
 
-  override rows<R>(_statement: Statement, values: unknown[]): Promise<R[]> {
+  override async rows<R>(_statement: Statement, values: unknown[]): Promise<R[]> {
     this.calls.push(values);
     const failure = this.failures.shift();
-    if (failure) return Promise.reject(failure as Error);
-    return Promise.resolve([{ id: 'call_1' }] as R[]);
+    if (failure) throw failure;
+    return [{ id: 'call_1' }] as R[];
   }
 }
 
-function poolFailing(...failures: unknown[]) {
+function poolFailing(...failures: Error[]) {
   const db = new PoolFailing(...failures);
   return { repository: new ToolCallsRepository({} as PrismaService, db), calls: db.calls };
 }

@@ -70,7 +70,7 @@ export class CallMcpTool {
         timeoutMs,
         signal: options.signal,
         onprogress: options.onprogress,
-      })) as McpToolResult & Record<string, unknown>;
+      }));
     } catch (error) {
       return this.failureOf(error, options.signal, timeoutMs);
     }

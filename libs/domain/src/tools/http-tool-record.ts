@@ -22,7 +22,7 @@ export function httpToolFromRow(row: HttpTool): HttpToolRecord {
         : null,
     agent_description: row.agentDescription,
     handler_url: row.handlerUrl,
-    parameters: row.parameters as unknown as ToolParameter[],
+    parameters: row.parameters as ToolParameter[],
     configurable: row.configurable,
     allow_multiple: row.allowMultiple,
     execution_mode: row.executionMode as ExecutionMode,

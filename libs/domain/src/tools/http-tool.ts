@@ -14,12 +14,13 @@ export interface LocalizedText {
   en: string;
 }
 
-export interface ToolParameter {
+// A type (not an interface), so that it is a JSON value: the tool's Json column casts to it directly.
+export type ToolParameter = {
   name: string;
   type: ParameterType;
   description: string;
   required: boolean;
-}
+};
 
 /** Every field of an HTTP tool, in the API's vocabulary. */
 export interface HttpToolDefinition {

@@ -42,16 +42,14 @@ export class DeliveryQueue implements OnModuleDestroy {
   }
 
   /**
-   * Queues attempt `n` of the call's current round, due in `delayMs`. The call is in Postgres already, so
+   * Queues attempt `n` of the call's current round, due at `dueAt` (now when omitted). The call is in Postgres already, so
    * this never fails its caller: while Redis is away (it fails at once, or within 2 s when Redis does not
    * answer) the attempt is left to the reconciler, and false says so.
    */
-  async enqueueAttempt(call: QueuedCall, n: number, delayMs = 0): Promise<boolean> {
+  async enqueueAttempt(call: QueuedCall, n: number, dueAt?: Date): Promise<boolean> {
     const job = attemptJob(call, n);
-    const added = this.queue.add(DELIVER_TOOL_CALL_JOB, job, {
-      jobId: deliveryJobId(job),
-      delay: Math.max(0, Math.round(delayMs)),
-    });
+    const delay = dueAt ? Math.max(0, Math.round(dueAt.getTime() - Date.now())) : 0;
+    const added = this.queue.add(DELIVER_TOOL_CALL_JOB, job, { jobId: deliveryJobId(job), delay });
     try {
       await withinMs(added, 2 * REQUEST_COMMAND_TIMEOUT_MS, `queueing call ${call.id}`);
       return true;

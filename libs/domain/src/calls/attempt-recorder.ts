@@ -48,12 +48,13 @@ export class AttemptRecorder {
     const row = { outcome: failure.outcome, error: failure.reason, ...pickRow(failure) };
     const transition = failureTransition(made, failure, this.env.RETRY_TIME_SCALE, new Date());
     const { call, moved } = await this.record(made, row, transition);
-    if (!moved || transition.status !== 'queued' || transition.nextAttemptN === null) return call;
-    const dueInMs = (transition.nextAttemptAt?.getTime() ?? Date.now()) - Date.now();
+    const { nextAttemptN, nextAttemptAt } = transition;
+    if (!moved || nextAttemptN === null || nextAttemptAt === null) return call;
     const total = attemptCount(made.call.retryWindow);
-    const message = progressMessage(made.n, total, failure, dueInMs);
+    const message = progressMessage(made.n, total, failure, nextAttemptAt.getTime() - Date.now());
     await this.events.publishProgress(call.id, { n: made.n, total, message }).catch(() => undefined);
-    await this.queue.enqueueAttempt(call, transition.nextAttemptN, dueInMs);
+    // The job's delay is taken at enqueue time, so the progress event's round trip does not make it late.
+    await this.queue.enqueueAttempt(call, nextAttemptN, nextAttemptAt);
     return call;
   }
 

@@ -66,11 +66,11 @@ export class CallMcpTool {
     const target = { ...(await this.targets.of(app)), session: agentKey(call) };
     let result: McpToolResult & Record<string, unknown>;
     try {
-      result = (await this.clients.callTool(target, call.toolName, call.arguments as Record<string, unknown>, {
+      result = await this.clients.callTool(target, call.toolName, call.arguments as Record<string, unknown>, {
         timeoutMs,
         signal: options.signal,
         onprogress: options.onprogress,
-      }));
+      });
     } catch (error) {
       return this.failureOf(error, options.signal, timeoutMs);
     }

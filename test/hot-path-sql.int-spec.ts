@@ -3,6 +3,7 @@ import {
   AppsRepository,
   DatabasePool,
   PrismaService,
+  type NewToolCall,
   ToolCallsRepository,
   ToolInstancesRepository,
 } from '../libs/persistence/src/index.js';
@@ -92,7 +93,7 @@ describe('the hot path on pg prepared statements', () => {
     const calls = nest.get(ToolCallsRepository);
     const template = await prisma.toolCall.findUniqueOrThrow({ where: { id: ctx.callId } });
     const now = new Date();
-    const draft = {
+    const draft: NewToolCall & { acceptedAt: Date } = {
       id: `${ctx.callId}_copy`,
       eventId: `${template.eventId.slice(0, -4)}ffff`,
       appId: template.appId,
@@ -182,6 +183,29 @@ describe('the hot path on pg prepared statements', () => {
     await requeue('stored-body');
     expect(await calls.claimForDelivery(ctx.callId, 1, 3, margin)).toStrictEqual({ call: await read(), ...found });
     expect(await calls.currentTarget(ctx.callId)).toStrictEqual({ call: await read(), ...found });
+  });
+
+  it('refuses a state outside its union: the CHECK constraints hold in Postgres', async () => {
+    const ctx = await deliveredCall();
+    const refused = async (sql: string) => {
+      const error = await stack.api.sql(sql, [ctx.callId]).then(
+        () => null,
+        (caught: unknown) => caught as { code?: string; constraint?: string },
+      );
+      return { code: error?.code, constraint: error?.constraint };
+    };
+    expect(await refused("UPDATE tool_calls SET status = 'delivering' WHERE id = $1")).toEqual({
+      code: '23514',
+      constraint: 'tool_calls_status_check',
+    });
+    expect(await refused("UPDATE tool_calls SET retry_window = '2h' WHERE id = $1")).toMatchObject({
+      constraint: 'tool_calls_retry_window_check',
+    });
+    expect(await refused("UPDATE tool_call_attempts SET outcome = 'ok' WHERE call_id = $1")).toMatchObject({
+      constraint: 'tool_call_attempts_outcome_check',
+    });
+    const [row] = await stack.api.sql('SELECT status FROM tool_calls WHERE id = $1', [ctx.callId]);
+    expect(row.status).toBe('succeeded');
   });
 
   it('runs Prisma and the hot path on one pool: the module gives Prisma the pool the repositories use', async () => {

@@ -1,20 +1,39 @@
 import { describe, expect, it } from 'vitest';
 import { parseEnv } from '../../../libs/config/src/index.js';
-import type { ReconcilePage, ReconcileToolCalls } from '../../../libs/domain/src/index.js';
+import { type ReconcilePage, ReconcileToolCalls } from '../../../libs/domain/src/index.js';
+import type { ToolCallsRepository } from '../../../libs/persistence/src/index.js';
+import type { DeliveryQueue } from '../../../libs/queue/src/index.js';
+import type { FinishedCalls } from '../../../libs/domain/src/index.js';
+import type { Metrics } from '../../../libs/observability/src/index.js';
 import { Reconciler } from './reconciler.js';
 
 /** A backlog of `pages` full pages; records where each page was asked to start. */
+class Backlog extends ReconcileToolCalls {
+  readonly asked: (string | null)[] = [];
+
+  constructor(private readonly pages: number) {
+    // Nothing of these is reached: execute is the backlog's own.
+    super({} as ToolCallsRepository, {} as DeliveryQueue, {} as FinishedCalls, {} as Metrics);
+  }
+
+  override execute(after: string | null): Promise<ReconcilePage> {
+    this.asked.push(after);
+    const index = after === null ? 0 : Number(after.slice(1)) + 1;
+    return Promise.resolve({ requeued: 1, failed: 0, next: index + 1 < this.pages ? `p${index}` : null });
+  }
+}
+
+/** The reconciler, with its timer's step callable. */
+class ReconcilerRun extends Reconciler {
+  runOnce(): Promise<void> {
+    return this.run();
+  }
+}
+
 function backlog(pages: number) {
-  const asked: (string | null)[] = [];
-  const reconcile = {
-    async execute(after: string | null): Promise<ReconcilePage> {
-      asked.push(after);
-      const index = after === null ? 0 : Number(after.slice(1)) + 1;
-      return { requeued: 1, failed: 0, next: index + 1 < pages ? `p${index}` : null };
-    },
-  } as unknown as ReconcileToolCalls;
-  const reconciler = new Reconciler(parseEnv({}), reconcile) as unknown as { run(): Promise<void> };
-  return { asked, run: () => reconciler.run() };
+  const reconcile = new Backlog(pages);
+  const reconciler = new ReconcilerRun(parseEnv({}), reconcile);
+  return { asked: reconcile.asked, run: () => reconciler.runOnce() };
 }
 
 describe('Reconciler', () => {

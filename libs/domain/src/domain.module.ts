@@ -12,7 +12,11 @@ import { DeleteTool } from './tools/delete-tool.use-case.js';
 import { GetTool } from './tools/get-tool.use-case.js';
 import { ListTools } from './tools/list-tools.use-case.js';
 import { UpdateTool } from './tools/update-tool.use-case.js';
+import { AttemptRecorder } from './calls/attempt-recorder.js';
 import { DeliverAttempt } from './calls/deliver-attempt.use-case.js';
+import { DeliverQueuedAttempt } from './calls/deliver-queued-attempt.use-case.js';
+import { FinishedCalls } from './calls/finished-calls.js';
+import { ToolCallBodies } from './calls/tool-call-body.js';
 import { AgentToolsets } from './agents/agent-toolsets.js';
 import { CallMcpTool } from './mcp/call-mcp-tool.use-case.js';
 import { McpArgumentChecks } from './mcp/mcp-argument-checks.js';
@@ -70,7 +74,11 @@ const useCases = [
   UpdateToolInstance,
   CreateConfiguratorLaunch,
   ExchangeLaunchCode,
+  ToolCallBodies,
+  FinishedCalls,
+  AttemptRecorder,
   DeliverAttempt,
+  DeliverQueuedAttempt,
   IdempotentRequests,
   AcceptToolCall,
   AgentWaits,

@@ -38,13 +38,35 @@ export * from './projects/list-installations.use-case.js';
 export * from './projects/uninstall-app.use-case.js';
 export * from './agents/agent-ref.js';
 export * from './agents/agent-tool.js';
+export * from './calls/attempt-recorder.js';
+export * from './calls/call-transitions.js';
 export * from './calls/deliver-attempt.use-case.js';
+export * from './calls/deliver-queued-attempt.use-case.js';
+export * from './calls/finished-calls.js';
 export * from './calls/idempotency.js';
 export * from './calls/tool-call-body.js';
 export * from './calls/accept-tool-call.use-case.js';
 export * from './calls/agent-waits.js';
 export * from './calls/await-tool-call.use-case.js';
-export * from './calls/call-status.js';
+// The call states' unions and predicates live beside the repository that reads and writes them.
+export {
+  ACTIVE_STATUSES,
+  ATTEMPT_OUTCOMES,
+  CALL_STATUSES,
+  EXECUTION_MODES,
+  RETRY_WINDOWS,
+  TERMINAL_STATUSES,
+  TOOL_KINDS,
+  isActive,
+  isTerminal,
+  type ActiveStatus,
+  type AttemptOutcome,
+  type CallStatus,
+  type ExecutionMode,
+  type RetryWindow,
+  type TerminalStatus,
+  type ToolKind,
+} from '../../persistence/src/call-states.js';
 export * from './calls/cancel-tool-call.use-case.js';
 export * from './calls/get-agent-tool-call.use-case.js';
 export * from './calls/get-app-tool-call.use-case.js';

@@ -1,6 +1,6 @@
 import type { LookupAddress } from 'node:dns';
 import { describe, expect, it } from 'vitest';
-import { AppLookups, type HostResolver, TooManyLookupsError, addressesWithoutDns } from './host-resolver.js';
+import { AppLookups, HostResolver, TooManyLookupsError, addressesWithoutDns } from './host-resolver.js';
 
 describe('addressesWithoutDns', () => {
   it('gives IP literals and localhost (c-ares reads no /etc/hosts), and nothing for other names', () => {
@@ -19,12 +19,12 @@ describe('addressesWithoutDns', () => {
 function pendingResolver() {
   const pending = new Map<string, (addresses: LookupAddress[]) => void>();
   let calls = 0;
-  const resolver = {
+  const resolver = Object.assign(new HostResolver(), {
     resolve: (hostname: string) => {
       calls++;
       return new Promise<LookupAddress[]>((resolve) => pending.set(hostname, resolve));
     },
-  } as unknown as HostResolver;
+  });
   return { resolver, pending, calls: () => calls };
 }
 

@@ -8,10 +8,11 @@ import { APP_COLUMNS, selectList } from './sql-columns.js';
 export type NewApp = Pick<App, 'id' | 'developerId' | 'name' | 'displayName' | 'webhookSecretEnc'>;
 
 /** A webhook secret replaced by a rotation, signing until `valid_until` (ISO 8601). */
-export interface RetiredWebhookSecret {
+// A type (not an interface), so that it is a JSON value: the column's Json casts to it directly.
+export type RetiredWebhookSecret = {
   secret_enc: string;
   valid_until: string;
-}
+};
 
 /** The app of a call, read at each of its attempts. */
 const GET_BY_ID: Statement = {
@@ -80,7 +81,7 @@ export class AppsRepository {
     if (rows.length > 0) return { rotated: true, retired: rows[0].retired };
     const app = await this.get(developerId, appId);
     if (!app) return null;
-    const retired = app.retiredWebhookSecrets as unknown as RetiredWebhookSecret[];
+    const retired = app.retiredWebhookSecrets as RetiredWebhookSecret[];
     return { rotated: false, retired: retired.filter((secret) => new Date(secret.valid_until) > now) };
   }
 

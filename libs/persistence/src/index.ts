@@ -1,4 +1,5 @@
 export * from './apps.repository.js';
+export * from './call-states.js';
 export * from './database-pool.js';
 export * from './database-unavailable.js';
 export * from './database-url.js';
@@ -16,13 +17,4 @@ export * from './prisma.service.js';
 export * from './storable.js';
 export * from './tool-calls.repository.js';
 export * from './tool-instances.repository.js';
-export type {
-  App,
-  HttpTool,
-  Installation,
-  LaunchCode,
-  McpToolSnapshot,
-  ToolCall,
-  ToolCallAttempt,
-  ToolInstance,
-} from './generated/client.js';
+export type { App, HttpTool, Installation, LaunchCode, McpToolSnapshot, ToolInstance } from './generated/client.js';

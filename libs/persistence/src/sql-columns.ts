@@ -1,4 +1,5 @@
-import type { App, HttpTool, Installation, ToolCall, ToolInstance } from './generated/client.js';
+import type { ToolCall } from './call-states.js';
+import type { App, HttpTool, Installation, ToolInstance } from './generated/client.js';
 
 /** An instance with its installation, the installation's app, and its HTTP tool (null for an MCP tool). */
 export type InstanceWithTool = ToolInstance & { installation: Installation & { app: App }; httpTool: HttpTool | null };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { DatabasePool } from './database-pool.js';
+import { DatabasePool, type Statement } from './database-pool.js';
 import type { PrismaService } from './prisma.service.js';
-import { type AttemptRecord, type CallOutcome, ToolCallsRepository } from './tool-calls.repository.js';
+import { type AttemptRecord, type CallTransition, ToolCallsRepository } from './tool-calls.repository.js';
 
 const attempt: AttemptRecord = {
   startedAt: new Date(),
@@ -11,7 +11,7 @@ const attempt: AttemptRecord = {
   error: null,
   responseExcerpt: 'odd',
 };
-const outcome: CallOutcome = {
+const transition: CallTransition = {
   status: 'succeeded',
   nextAttemptN: null,
   nextAttemptAt: null,
@@ -22,18 +22,27 @@ const outcome: CallOutcome = {
   finishedAt: new Date(),
 };
 
-/** A pool whose statements fail with `failures` in turn, then answer one row; it keeps the values each got. */
-function poolFailing(...failures: unknown[]) {
-  const calls: unknown[][] = [];
-  const db = {
-    rows: async (_statement: unknown, values: unknown[]) => {
-      calls.push(values);
-      const failure = failures.shift();
-      if (failure) throw failure as Error;
-      return [{ id: 'call_1' }];
-    },
-  };
-  return { repository: new ToolCallsRepository({} as PrismaService, db as unknown as DatabasePool), calls };
+/** A pool (never connected) whose statements fail with `failures` in turn, then answer one row; it keeps the values each got. */
+class PoolFailing extends DatabasePool {
+  readonly calls: unknown[][] = [];
+  private readonly failures: Error[];
+
+  constructor(...failures: Error[]) {
+    super('postgresql://unused@127.0.0.1:1/unused');
+    this.failures = failures;
+  }
+
+  override async rows<R>(_statement: Statement, values: unknown[]): Promise<R[]> {
+    this.calls.push(values);
+    const failure = this.failures.shift();
+    if (failure) throw failure;
+    return [{ id: 'call_1' }] as R[];
+  }
+}
+
+function poolFailing(...failures: Error[]) {
+  const db = new PoolFailing(...failures);
+  return { repository: new ToolCallsRepository({} as PrismaService, db), calls: db.calls };
 }
 
 /** What `pg` throws when Postgres refuses a value: the SQLSTATE in `code`. */
@@ -42,7 +51,7 @@ const refused = (code: string) => Object.assign(new Error('invalid input'), { co
 describe('recordAttempt', () => {
   it('stores a minimal record when Postgres refuses the values, instead of throwing into a job retry', async () => {
     const { repository, calls } = poolFailing(refused('22P05'));
-    await expect(repository.recordAttempt('call_1', 1, 1, attempt, outcome, 'att_1')).resolves.toBe(true);
+    await expect(repository.recordAttempt('call_1', 1, 1, attempt, transition, 'att_1')).resolves.toBe(true);
     expect(calls).toHaveLength(2);
     expect(calls[1]).toContain('[the details could not be recorded]');
     expect(calls[1]).not.toContain('odd');
@@ -50,8 +59,8 @@ describe('recordAttempt', () => {
 
   it('keeps the kind of a failure in the minimal record', async () => {
     const { repository, calls } = poolFailing(refused('54001'));
-    const failed = {
-      ...outcome,
+    const failed: CallTransition = {
+      ...transition,
       status: 'failed',
       result: null,
       resultText: null,
@@ -64,7 +73,7 @@ describe('recordAttempt', () => {
 
   it('throws what is not about the values (Postgres away): the job is retried', async () => {
     const { repository, calls } = poolFailing(new Error('connection refused'));
-    await expect(repository.recordAttempt('call_1', 1, 1, attempt, outcome, 'att_1')).rejects.toThrow(
+    await expect(repository.recordAttempt('call_1', 1, 1, attempt, transition, 'att_1')).rejects.toThrow(
       'connection refused',
     );
     expect(calls).toHaveLength(1);

@@ -1,27 +1,36 @@
 import { Injectable } from '@nestjs/common';
 import { DatabasePool, isRefusedValue, utc } from './database-pool.js';
-import { type App, Prisma, type ToolCall, type ToolCallAttempt } from './generated/client.js';
+import {
+  ACTIVE_STATUSES,
+  type AttemptOutcome,
+  type CallStatus,
+  type NewToolCall,
+  TERMINAL_STATUSES,
+  type ToolCall,
+  type ToolCallAttempt,
+} from './call-states.js';
+import { type App, Prisma } from './generated/client.js';
 import { type Page, type PageRequest, toPage } from './page.js';
 import { PrismaService } from './prisma.service.js';
 import { APP_COLUMNS, type InstanceWithTool, TOOL_CALL_COLUMNS, instanceWithTool, pick } from './sql-columns.js';
 import { storableJsonText, storableText } from './storable.js';
 import { TOOL_CALL_STATEMENTS as SQL, newToolCallValues } from './tool-calls.statements.js';
 
-export const ACTIVE_STATUSES = ['queued', 'in_progress'] as const;
 export type ToolCallWithAttempts = ToolCall & { attempts: ToolCallAttempt[] };
-export type NewToolCall = Prisma.ToolCallUncheckedCreateInput;
+
+/** The row of one attempt, as recorded. */
 export interface AttemptRecord {
   startedAt: Date;
   durationMs: number;
-  outcome: string;
+  outcome: AttemptOutcome;
   httpStatus: number | null;
   error: string | null;
   responseExcerpt: string | null;
 }
 
-/** Where a call stands after an attempt: every field set (null where it does not apply). */
-export interface CallOutcome {
-  status: string;
+/** Where a call moves after an attempt: every field set (null where it does not apply). */
+export interface CallTransition {
+  status: CallStatus;
   nextAttemptN: number | null;
   nextAttemptAt: Date | null;
   firstAttemptAt: Date;
@@ -41,7 +50,7 @@ export interface CallTarget {
 }
 
 export interface ToolCallFilters {
-  status?: string;
+  status?: CallStatus;
   toolName?: string;
   agentId?: string;
 }
@@ -70,10 +79,11 @@ export class ToolCallsRepository {
   }
 
   async getForApp(developerId: string, appId: string, callId: string): Promise<ToolCallWithAttempts | null> {
-    return this.prisma.toolCall.findFirst({
+    const call = await this.prisma.toolCall.findFirst({
       where: { id: callId, appId, app: { developerId } },
       include: { attempts: { orderBy: [{ round: 'asc' }, { n: 'asc' }] } },
     });
+    return call as ToolCallWithAttempts | null; // the CHECK constraints hold the states to their unions
   }
 
   /** Newest first. */
@@ -95,7 +105,7 @@ export class ToolCallsRepository {
       orderBy: { id: 'desc' },
       take: page.limit + 1,
     });
-    return toPage(rows, page.limit);
+    return toPage(rows as ToolCall[], page.limit); // the CHECK constraints hold the states to their unions
   }
 
   /**
@@ -144,20 +154,20 @@ export class ToolCallsRepository {
     round: number,
     n: number,
     attempt: AttemptRecord,
-    outcome: CallOutcome,
+    transition: CallTransition,
     attemptId: string,
   ): Promise<boolean> {
     try {
-      return await this.writeAttempt(callId, round, n, attempt, outcome, attemptId);
+      return await this.writeAttempt(callId, round, n, attempt, transition, attemptId);
     } catch (error) {
       if (!isDataError(error)) throw error;
       const note = 'the details could not be recorded';
-      const kind = (outcome.error as { kind?: unknown } | null)?.kind;
-      const minimal: CallOutcome = {
-        ...outcome,
+      const kind = (transition.error as { kind?: unknown } | null)?.kind;
+      const minimal: CallTransition = {
+        ...transition,
         result: null,
-        resultText: outcome.status === 'succeeded' ? `[${note}]` : null,
-        error: outcome.error
+        resultText: transition.status === 'succeeded' ? `[${note}]` : null,
+        error: transition.error
           ? { kind: typeof kind === 'string' ? storableText(kind) : 'unknown', message: note }
           : null,
       };
@@ -171,7 +181,7 @@ export class ToolCallsRepository {
     round: number,
     n: number,
     attempt: AttemptRecord,
-    outcome: CallOutcome,
+    transition: CallTransition,
     attemptId: string,
   ): Promise<boolean> {
     const text = (value: string | null) => (value === null ? null : storableText(value));
@@ -186,14 +196,14 @@ export class ToolCallsRepository {
       attempt.httpStatus,
       text(attempt.error),
       text(attempt.responseExcerpt),
-      outcome.status,
-      outcome.nextAttemptN,
-      utc(outcome.nextAttemptAt),
-      utc(outcome.firstAttemptAt),
-      storableJsonText(outcome.result),
-      text(outcome.resultText),
-      storableJsonText(outcome.error),
-      utc(outcome.finishedAt),
+      transition.status,
+      transition.nextAttemptN,
+      utc(transition.nextAttemptAt),
+      utc(transition.firstAttemptAt),
+      storableJsonText(transition.result),
+      text(transition.resultText),
+      storableJsonText(transition.error),
+      utc(transition.finishedAt),
       utc(new Date()),
     ]);
     return rows.length > 0;
@@ -218,7 +228,7 @@ export class ToolCallsRepository {
   /** Starts a new round of a finished call's schedule (same event and body). */
   async startNewRound(callId: string, now: Date): Promise<ToolCall | null> {
     const { count } = await this.prisma.toolCall.updateMany({
-      where: { id: callId, status: { in: ['succeeded', 'failed', 'cancelled'] } },
+      where: { id: callId, status: { in: [...TERMINAL_STATUSES] } },
       data: {
         status: 'queued',
         round: { increment: 1 },
@@ -242,7 +252,7 @@ export class ToolCallsRepository {
    * every one of them, however many a single app has.
    */
   async findOverdue(now: Date, graceMs: number, limit: number, after: string | null = null): Promise<ToolCall[]> {
-    return this.prisma.toolCall.findMany({
+    const overdue = await this.prisma.toolCall.findMany({
       where: {
         ...(after ? { id: { gt: after } } : {}),
         OR: [
@@ -253,6 +263,7 @@ export class ToolCallsRepository {
       orderBy: { id: 'asc' },
       take: limit,
     });
+    return overdue as ToolCall[]; // the CHECK constraints hold the states to their unions
   }
 
   /** Ends an instant call the API process never finished (it died before or during its one attempt). */

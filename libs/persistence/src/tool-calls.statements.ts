@@ -1,10 +1,8 @@
 import type { Statement } from './database-pool.js';
 import { utc } from './database-pool.js';
-import { Prisma, type ToolCall } from './generated/client.js';
+import type { NewToolCall, ToolCall } from './call-states.js';
+import { Prisma } from './generated/client.js';
 import { APP_COLUMNS, INSTANCE_WITH_TOOL_SELECT, TOOL_CALL_COLUMNS, selectList } from './sql-columns.js';
-
-/** The fields of a new call, as the repository's create takes them. */
-type NewToolCall = Prisma.ToolCallUncheckedCreateInput;
 
 const CALL = selectList(TOOL_CALL_COLUMNS);
 const FIELDS = Object.keys(TOOL_CALL_COLUMNS) as (keyof ToolCall)[];
@@ -81,8 +79,9 @@ export const TOOL_CALL_STATEMENTS = {
 /** The values of `create`, in column order, with the defaults Prisma would have filled in. */
 export function newToolCallValues(call: NewToolCall, now: Date): unknown[] {
   const defaults: Partial<Record<keyof ToolCall, unknown>> = { round: 1, acceptedAt: now, updatedAt: now };
+  const given: Partial<Record<keyof ToolCall, unknown>> = call;
   return FIELDS.map((field) => {
-    const value = (call as Record<string, unknown>)[field] ?? defaults[field] ?? null;
+    const value = given[field] ?? defaults[field] ?? null;
     if (JSON_FIELDS.has(field)) return jsonText(value);
     return value instanceof Date ? utc(value) : value;
   });

@@ -1,13 +1,23 @@
-import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ENV, type Env } from '../../config/src/index.js';
+import {
+  DELIVER_TOOL_CALL_JOB,
+  type DeliverToolCallJob,
+  TOOL_CALL_DELIVERY_QUEUE,
+  attemptJob,
+  deliveryJobId,
+} from './jobs.js';
 import { REQUEST_COMMAND_TIMEOUT_MS, createRequestConnection, withinMs } from '../../redis/src/index.js';
-import { DELIVER_TOOL_CALL_JOB, type DeliverToolCallJob, TOOL_CALL_DELIVERY_QUEUE, deliveryJobId } from './jobs.js';
+
+/** The fields of a call its attempt's job is made of. */
+type QueuedCall = Parameters<typeof attemptJob>[0];
 
 /** Puts delivery attempts on the queue, each at the moment it is due. */
 @Injectable()
 export class DeliveryQueue implements OnModuleDestroy {
+  private readonly logger = new Logger('DeliveryQueue');
   private readonly connection: Redis;
   readonly queue: Queue;
 
@@ -31,16 +41,28 @@ export class DeliveryQueue implements OnModuleDestroy {
     this.queue.on('error', () => undefined); // failed commands reject to their callers; readiness reports Redis down
   }
 
-  /** Fails at once while Redis is away, within 2 s when it does not answer: never waits for its return. */
-  async enqueue(job: DeliverToolCallJob, delayMs: number): Promise<void> {
-    const delay = Math.max(0, Math.round(delayMs));
+  /**
+   * Queues attempt `n` of the call's current round, due at `dueAt` (now when omitted). The call is in Postgres already, so
+   * this never fails its caller: while Redis is away (it fails at once, or within 2 s when Redis does not
+   * answer) the attempt is left to the reconciler, and false says so.
+   */
+  async enqueueAttempt(call: QueuedCall, n: number, dueAt?: Date): Promise<boolean> {
+    const job = attemptJob(call, n);
+    const delay = dueAt ? Math.max(0, Math.round(dueAt.getTime() - Date.now())) : 0;
     const added = this.queue.add(DELIVER_TOOL_CALL_JOB, job, { jobId: deliveryJobId(job), delay });
-    await withinMs(added, 2 * REQUEST_COMMAND_TIMEOUT_MS, `queueing call ${job.callId}`);
+    try {
+      await withinMs(added, 2 * REQUEST_COMMAND_TIMEOUT_MS, `queueing call ${call.id}`);
+      return true;
+    } catch (error) {
+      this.logger.warn(`call ${call.id}: attempt ${n} not queued (${(error as Error).message}); the reconciler will`);
+      return false;
+    }
   }
 
   /** Queues attempts due now in one round trip (the reconciler's pages); ids already queued are left as they are. */
-  async enqueueNow(jobs: DeliverToolCallJob[]): Promise<void> {
-    if (jobs.length === 0) return;
+  async enqueueDueAttempts(attempts: { call: QueuedCall; n: number }[]): Promise<void> {
+    if (attempts.length === 0) return;
+    const jobs = attempts.map(({ call, n }) => attemptJob(call, n));
     const added = this.queue.addBulk(
       jobs.map((job) => ({ name: DELIVER_TOOL_CALL_JOB, data: job, opts: { jobId: deliveryJobId(job) } })),
     );

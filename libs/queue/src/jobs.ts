@@ -18,6 +18,11 @@ export interface DeliverToolCallJob {
   n: number;
 }
 
+/** The job of attempt `n` of a call's current round: the one place its payload is made. */
+export function attemptJob(call: { id: string; appId: string; round: number }, n: number): DeliverToolCallJob {
+  return { callId: call.id, appId: call.appId, round: call.round, n };
+}
+
 /** Deterministic: enqueueing the same attempt twice is harmless. */
 export function deliveryJobId(job: Pick<DeliverToolCallJob, 'callId' | 'round' | 'n'>): string {
   return `${job.callId}-r${job.round}-a${job.n}`;

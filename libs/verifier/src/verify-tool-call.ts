@@ -102,7 +102,7 @@ export function verifyToolCall(
       'No signature in X-Webhook-Signature matches the body signed with the webhook secret.',
     );
   }
-  return event as unknown as ToolCallEvent;
+  return event;
 }
 
 /** `v1,` + base64(HMAC-SHA256(key, `${eventId}.${timestamp}.${body}`)) over the raw bytes. */
@@ -171,7 +171,8 @@ function checkTimestamp(timestamp: string, options: VerifyOptions): void {
   }
 }
 
-function parseBody(rawBody: string | Uint8Array): Record<string, unknown> {
+/** The body as the event it claims to be: it counts as one only once its signature matches. */
+function parseBody(rawBody: string | Uint8Array): ToolCallEvent {
   // A view over the same memory: no copy of the body just to decode it.
   const text =
     typeof rawBody === 'string'
@@ -186,5 +187,5 @@ function parseBody(rawBody: string | Uint8Array): Record<string, unknown> {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new WebhookVerificationError('invalid_body', 'The body is not a JSON object.');
   }
-  return parsed as Record<string, unknown>;
+  return parsed as ToolCallEvent;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CALL_STATUSES } from '../../../../libs/domain/src/index.js';
 
 export const ToolCallSchema = z.strictObject({
   tool: z.string().min(1).max(64).meta({ description: 'The agent-facing name from GET /v1/agents/{agent_id}/tools' }),
@@ -26,8 +27,6 @@ export const WaitQuerySchema = z.object({
 });
 
 /** Documentation of the answers (not used to validate). */
-const CALL_STATUSES = ['queued', 'in_progress', 'succeeded', 'failed', 'cancelled'] as const;
-
 export const AgentToolsResponseSchema = z.object({
   data: z.array(
     z.object({

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DelayedError, type Job } from 'bullmq';
-import { DeliverAttempt } from '../../../../libs/domain/src/index.js';
+import { DeliverQueuedAttempt } from '../../../../libs/domain/src/index.js';
 import { Metrics } from '../../../../libs/observability/src/index.js';
 import { DELIVER_TOOL_CALL_JOB, type DeliverToolCallJob } from '../../../../libs/queue/src/index.js';
 import { AppDeliveryLimiter } from '../app-delivery-limiter.js';
@@ -12,7 +12,7 @@ export class ToolCallDeliveryProcessor implements JobProcessor {
   readonly jobName = DELIVER_TOOL_CALL_JOB;
 
   constructor(
-    private readonly deliverAttempt: DeliverAttempt,
+    private readonly deliverQueuedAttempt: DeliverQueuedAttempt,
     private readonly limiter: AppDeliveryLimiter,
     private readonly metrics: Metrics,
   ) {}
@@ -29,7 +29,7 @@ export class ToolCallDeliveryProcessor implements JobProcessor {
     this.metrics.attemptLateness.observe(Math.max(0, Date.now() - (job.timestamp + (job.opts.delay ?? 0))) / 1000);
     const started = performance.now();
     try {
-      const call = await this.deliverAttempt.execute(job.data);
+      const call = await this.deliverQueuedAttempt.execute(job.data);
       return call ? call.status : 'not due';
     } finally {
       this.limiter.release(appId, performance.now() - started);

@@ -40,7 +40,7 @@ export function buildAgentToolset(
     const text = tool ? (tool.agent_description ?? tool.description.ru) : (mcp?.description ?? mcp?.title ?? '');
     const description = `[App "${app.displayName}"] ${text}${instance.title ? ` — ${instance.title}` : ''}`;
     const parameters = tool
-      ? effectiveParameters(tool.parameters, instance.configuredParameters as unknown as ConfiguredParameter[])
+      ? effectiveParameters(tool.parameters, instance.configuredParameters as ConfiguredParameter[])
       : [];
     return { name: names[index], instance, tool, mcp, description, parameters, refusal: refusalOf(instance, mcp) };
   });

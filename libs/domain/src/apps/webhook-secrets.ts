@@ -8,7 +8,7 @@ export const MAX_SIGNING_SECRETS = 10;
 
 /** The encrypted secrets that sign a request sent at `now`: the current one first, then the newest retired. */
 export function signingSecretsOf(app: Pick<App, 'webhookSecretEnc' | 'retiredWebhookSecrets'>, now: Date): string[] {
-  const retired = (app.retiredWebhookSecrets ?? []) as unknown as RetiredWebhookSecret[];
+  const retired = (app.retiredWebhookSecrets ?? []) as RetiredWebhookSecret[];
   const valid = retired
     .filter((secret) => new Date(secret.valid_until) > now)
     .sort((a, b) => b.valid_until.localeCompare(a.valid_until));

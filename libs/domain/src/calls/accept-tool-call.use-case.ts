@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { type NewToolCall, type ToolCall, ToolCallsRepository } from '../../../persistence/src/index.js';
 import { DeliveryQueue } from '../../../queue/src/index.js';
 import { Metrics } from '../../../observability/src/index.js';
@@ -9,10 +9,13 @@ import { McpArgumentChecks } from '../mcp/mcp-argument-checks.js';
 import type { McpCallOptions } from '../../../mcp/src/index.js';
 import { DomainError, assertNoProblems } from '../errors.js';
 import { newId, uuidv7 } from '../ids.js';
-import { ATTEMPT_DEADLINE_MARGIN_MS, DeliverAttempt } from './deliver-attempt.use-case.js';
-import { toolCallBody } from './tool-call-body.js';
-import { SecretBox } from '../../../secrets/src/index.js';
+import { attemptDeadline } from './call-transitions.js';
+import { DeliverAttempt } from './deliver-attempt.use-case.js';
+import { ToolCallBodies } from './tool-call-body.js';
 import { argumentProblems, isNoArguments, normalizeArguments } from './tool-arguments.js';
+
+/** A call about to be stored, with what its body needs. */
+type CallDraft = NewToolCall & { acceptedAt: Date; leadId: string | null };
 
 export interface ToolCallInput {
   tool: string;
@@ -28,8 +31,6 @@ export interface ToolCallInput {
  */
 @Injectable()
 export class AcceptToolCall {
-  private readonly logger = new Logger('ToolCalls');
-
   constructor(
     private readonly toolsets: AgentToolsets,
     private readonly calls: ToolCallsRepository,
@@ -37,7 +38,7 @@ export class AcceptToolCall {
     private readonly callMcpTool: CallMcpTool,
     private readonly queue: DeliveryQueue,
     private readonly metrics: Metrics,
-    private readonly secrets: SecretBox,
+    private readonly bodies: ToolCallBodies,
     private readonly mcpArguments: McpArgumentChecks,
   ) {}
 
@@ -73,9 +74,7 @@ export class AcceptToolCall {
     if (tool.execution_mode === 'instant') return this.deliverNow(draft, target);
     const call = await this.calls.create(draft);
     // The call is stored first: if Redis is away now, the reconciler queues it later.
-    await this.queue.enqueue({ callId: call.id, appId: call.appId, round: 1, n: 1 }, 0).catch((error: Error) => {
-      this.logger.warn(`call ${call.id}: not queued (${error.message}); the reconciler will`);
-    });
+    await this.queue.enqueueAttempt(call, 1);
     return call;
   }
 
@@ -103,7 +102,7 @@ export class AcceptToolCall {
       }),
       // Stored in progress: the attempt is made right here.
       status: 'in_progress',
-      attemptDeadline: new Date(Date.now() + timeoutMs + ATTEMPT_DEADLINE_MARGIN_MS),
+      attemptDeadline: attemptDeadline(timeoutMs),
     });
     this.metrics.callsAccepted.inc({ mode: 'instant', kind: 'mcp' });
     return this.callMcpTool.execute(call, target.instance.installation.app, mcp);
@@ -114,17 +113,16 @@ export class AcceptToolCall {
    * in progress with its body (built here, the send time: private data decrypted now), and the app
    * and instance come from the agent's toolset, so the attempt costs two statements.
    */
-  private async deliverNow(draft: NewToolCall, target: AgentTool): Promise<ToolCall> {
+  private async deliverNow(draft: CallDraft, target: AgentTool): Promise<ToolCall> {
     const instance = target.instance;
-    const privateData = instance.privateDataEnc ? await this.secrets.decryptJson(instance.privateDataEnc) : {};
-    const body = toolCallBody(draft as unknown as ToolCall, instance.configuration, privateData);
+    const { body, bodyEnc } = await this.bodies.build(draft, instance);
     const call = await this.calls.create({
       ...draft,
       status: 'in_progress',
-      bodyEnc: await this.secrets.encrypt(body),
-      attemptDeadline: new Date(Date.now() + draft.attemptTimeoutS * 1000 + ATTEMPT_DEADLINE_MARGIN_MS),
+      bodyEnc,
+      attemptDeadline: attemptDeadline(draft.attemptTimeoutS * 1000),
     });
-    return this.deliverAttempt.deliverClaimed(call, instance.installation.app, body, 1);
+    return this.deliverAttempt.execute({ call, app: instance.installation.app, body, n: 1 });
   }
 
   /** An accepted call, due now as attempt 1 of round 1, with a fresh UUIDv7 event id. */
@@ -136,7 +134,7 @@ export class AcceptToolCall {
       NewToolCall,
       'toolKind' | 'toolName' | 'executionMode' | 'retryWindow' | 'attemptTimeoutS' | 'handlerUrl' | 'arguments'
     >,
-  ): NewToolCall {
+  ): CallDraft {
     const now = new Date();
     return {
       ...tool,

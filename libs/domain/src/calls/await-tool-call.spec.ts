@@ -1,31 +1,60 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ToolCall, ToolCallsRepository } from '../../../persistence/src/index.js';
-import type { CallEvents } from '../../../broadcast/src/index.js';
+import { parseEnv } from '../../../config/src/index.js';
+import {
+  type CallStatus,
+  type DatabasePool,
+  type PrismaService,
+  type ToolCall,
+  ToolCallsRepository,
+} from '../../../persistence/src/index.js';
+import { CallEvents } from '../../../broadcast/src/index.js';
 import { AwaitToolCall, DEGRADED_REREAD_MS, SAFETY_REREAD_MS } from './await-tool-call.use-case.js';
 
 const queued = { id: 'call_1', status: 'queued' } as ToolCall;
 
-/** A call store whose status the test sets, counting reads, and call events the test fires. */
+/** A call store whose status the test sets, counting reads (nothing else of it is reached). */
+class CallStore extends ToolCallsRepository {
+  reads = 0;
+  status: CallStatus = 'queued';
+
+  constructor() {
+    super({} as PrismaService, {} as DatabasePool);
+  }
+
+  override getById(): Promise<ToolCall> {
+    this.reads += 1;
+    return Promise.resolve({ ...queued, status: this.status });
+  }
+}
+
+/** Call events the test fires, never touching Redis. */
+class FiredEvents extends CallEvents {
+  fire: () => void = () => undefined;
+
+  constructor(private readonly subscribed: Promise<boolean>) {
+    super(parseEnv({}));
+  }
+
+  override watchFinish() {
+    const finished = new Promise<void>((resolve) => (this.fire = resolve));
+    return { finished, subscribed: this.subscribed, stop: () => undefined };
+  }
+
+  override onProgress() {
+    return () => undefined;
+  }
+}
+
 function fakes(subscribed: Promise<boolean>) {
-  let status = 'queued';
-  let fire: () => void = () => undefined;
-  const calls = {
-    reads: 0,
-    async getById() {
-      calls.reads += 1;
-      return { ...queued, status };
-    },
+  const calls = new CallStore();
+  const events = new FiredEvents(subscribed);
+  const awaiter = new AwaitToolCall(calls, events);
+  return {
+    awaiter,
+    calls,
+    finish: () => ((calls.status = 'succeeded'), events.fire()),
+    setStatus: (status: CallStatus) => (calls.status = status),
   };
-  const events = {
-    watchFinish: () => ({
-      finished: new Promise<void>((resolve) => (fire = resolve)),
-      subscribed,
-      stop: () => undefined,
-    }),
-    onProgress: () => () => undefined,
-  };
-  const awaiter = new AwaitToolCall(calls as unknown as ToolCallsRepository, events as unknown as CallEvents);
-  return { awaiter, calls, finish: () => ((status = 'succeeded'), fire()), setStatus: (s: string) => (status = s) };
 }
 
 afterEach(() => vi.useRealTimers());

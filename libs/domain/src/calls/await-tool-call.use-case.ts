@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type ToolCall, ToolCallsRepository } from '../../../persistence/src/index.js';
 import { CallEvents, type CallProgress } from '../../../broadcast/src/index.js';
-import { isTerminal } from './call-status.js';
+import { isTerminal } from '../../../persistence/src/index.js';
 
 /** How often a waiter re-reads its call when pub/sub works: only a lost message is waited out this long. */
 export const SAFETY_REREAD_MS = 15_000;

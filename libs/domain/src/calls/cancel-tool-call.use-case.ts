@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { type ToolCall, ToolCallsRepository } from '../../../persistence/src/index.js';
-import { CallEvents } from '../../../broadcast/src/index.js';
 import { DeliveryQueue } from '../../../queue/src/index.js';
-import { Metrics } from '../../../observability/src/index.js';
 import type { AgentRef } from '../agents/agent-toolsets.js';
 import { DomainError } from '../errors.js';
+import { FinishedCalls } from './finished-calls.js';
 
 /** Stops further attempts of an active call (an attempt already on the wire still completes). */
 @Injectable()
@@ -12,8 +11,7 @@ export class CancelToolCall {
   constructor(
     private readonly calls: ToolCallsRepository,
     private readonly queue: DeliveryQueue,
-    private readonly events: CallEvents,
-    private readonly metrics: Metrics,
+    private readonly finished: FinishedCalls,
   ) {}
 
   async execute(agent: AgentRef, callId: string, reason = 'cancelled by the agent'): Promise<ToolCall> {
@@ -24,9 +22,8 @@ export class CancelToolCall {
         `Tool call "${callId}" already finished (${call.status}): there is nothing to cancel.`,
       );
     }
-    this.metrics.callsFinished.inc({ mode: call.executionMode, status: 'cancelled' });
     if (call.nextAttemptN) await this.queue.remove({ callId, round: call.round, n: call.nextAttemptN });
-    await this.events.publishFinished(callId).catch(() => undefined);
+    await this.finished.announce(call, 'cancelled');
     return (await this.calls.getById(callId)) as ToolCall;
   }
 }

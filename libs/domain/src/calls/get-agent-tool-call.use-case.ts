@@ -4,7 +4,7 @@ import type { AgentRef } from '../agents/agent-ref.js';
 import { DomainError } from '../errors.js';
 import { AgentWaits } from './agent-waits.js';
 import { AwaitToolCall } from './await-tool-call.use-case.js';
-import { isTerminal } from './call-status.js';
+import { isTerminal } from '../../../persistence/src/index.js';
 
 /**
  * One of the agent's calls; with `waitMs`, answers as soon as it finishes or the time is up. A

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { progressMessage } from './deliver-attempt.use-case.js';
+import { progressMessage } from './call-transitions.js';
 
 describe('progressMessage', () => {
   it('says which attempt failed, why, and when the next one comes', () => {

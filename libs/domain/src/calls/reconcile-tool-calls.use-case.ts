@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { ToolCallsRepository } from '../../../persistence/src/index.js';
-import { CallEvents } from '../../../broadcast/src/index.js';
-import { type DeliverToolCallJob, DeliveryQueue } from '../../../queue/src/index.js';
+import { type ToolCall, ToolCallsRepository } from '../../../persistence/src/index.js';
+import { DeliveryQueue } from '../../../queue/src/index.js';
 import { Metrics } from '../../../observability/src/index.js';
+import { FinishedCalls } from './finished-calls.js';
 
 export interface ReconcilePage {
   requeued: number;
@@ -22,7 +22,7 @@ export class ReconcileToolCalls {
   constructor(
     private readonly calls: ToolCallsRepository,
     private readonly queue: DeliveryQueue,
-    private readonly events: CallEvents,
+    private readonly finished: FinishedCalls,
     private readonly metrics: Metrics,
   ) {}
 
@@ -31,24 +31,21 @@ export class ReconcileToolCalls {
     const now = new Date();
     const page = await this.calls.findOverdue(now, graceMs, pageSize, after);
     let failed = 0;
-    const jobs: DeliverToolCallJob[] = [];
+    const due: { call: ToolCall; n: number }[] = [];
     for (const call of page) {
       if (call.executionMode === 'instant') {
         const message = 'the API process stopped before the attempt finished; instant calls are not retried';
         if (await this.calls.failStuck(call.id, { kind: 'timeout', message }, now, graceMs)) {
           failed += 1;
           this.metrics.reconcilerFailed.inc();
-          this.metrics.callsFinished.inc({ mode: 'instant', status: 'failed' });
-          await this.events.publishFinished(call.id).catch(() => undefined);
+          await this.finished.announce(call, 'failed');
         }
         continue;
       }
-      if (call.nextAttemptN === null) continue;
-      const { id: callId, appId, round, nextAttemptN: n } = call;
-      jobs.push({ callId, appId, round, n });
+      if (call.nextAttemptN !== null) due.push({ call, n: call.nextAttemptN });
     }
-    await this.queue.enqueueNow(jobs);
-    this.metrics.reconcilerRequeued.inc(jobs.length);
-    return { requeued: jobs.length, failed, next: page.length === pageSize ? page[page.length - 1].id : null };
+    await this.queue.enqueueDueAttempts(due);
+    this.metrics.reconcilerRequeued.inc(due.length);
+    return { requeued: due.length, failed, next: page.length === pageSize ? page[page.length - 1].id : null };
   }
 }

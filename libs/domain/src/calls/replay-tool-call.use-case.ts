@@ -26,7 +26,7 @@ export class ReplayToolCall {
       );
     // Read before queueing: the answer is the call as accepted (queued), not whatever a fast worker made of it.
     const accepted = (await this.calls.getForApp(developerId, appId, callId)) as ToolCallWithAttempts;
-    await this.queue.enqueue({ callId, appId, round: replayed.round, n: 1 }, 0).catch(() => undefined);
+    await this.queue.enqueueAttempt(replayed, 1);
     return accepted;
   }
 }

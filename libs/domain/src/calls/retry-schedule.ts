@@ -1,4 +1,4 @@
-import type { RetryWindow } from '../tools/http-tool.js';
+import type { RetryWindow } from '../../../persistence/src/index.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;

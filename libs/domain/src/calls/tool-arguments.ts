@@ -9,13 +9,14 @@ export interface EffectiveParameter extends ToolParameter {
 }
 
 /** What an instance's configurator says about one of the tool's parameters. */
-export interface ConfiguredParameter {
+// A type (not an interface), so that it is a JSON value: the instance's Json column casts to it directly.
+export type ConfiguredParameter = {
   name: string;
   type: ParameterType;
   description: string;
   required: boolean;
   allowed_values: ParameterValue[];
-}
+};
 
 export function isOfType(value: unknown, type: ParameterType): value is ParameterValue {
   if (type === 'number') return typeof value === 'number' && Number.isFinite(value);

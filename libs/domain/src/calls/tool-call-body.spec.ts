@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ToolCall } from '../../../persistence/src/index.js';
-import { handlerSaid, resultOf, toolCallBody } from './tool-call-body.js';
+import { type ToolCallBodyFields, handlerSaid, resultOf, toolCallBody } from './tool-call-body.js';
 
-const call = {
+const call: ToolCallBodyFields = {
   eventId: '019d0000-0000-7000-8000-000000000001',
   acceptedAt: new Date('2026-07-30T12:00:00.000Z'),
   appId: 'app-id',
@@ -14,7 +13,7 @@ const call = {
   toolName: 'find_customer',
   toolInstanceId: 'tool-instance-id',
   arguments: { customer_id: '123' },
-} as unknown as ToolCall;
+};
 
 describe('toolCallBody', () => {
   it('has the keys of WEBHOOKS.md in their order', () => {

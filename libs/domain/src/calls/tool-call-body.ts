@@ -1,11 +1,34 @@
 import { isUtf8 } from 'node:buffer';
-import { MAX_STORED_JSON_DEPTH, type ToolCall, nestsDeeperThan, storableText } from '../../../persistence/src/index.js';
+import { Injectable } from '@nestjs/common';
+import {
+  MAX_STORED_JSON_DEPTH,
+  type ToolCall,
+  type ToolInstance,
+  nestsDeeperThan,
+  storableText,
+} from '../../../persistence/src/index.js';
+import { SecretBox } from '../../../secrets/src/index.js';
+
+/** What of a call its body carries: a stored call and a call about to be stored alike. */
+export type ToolCallBodyFields = Pick<
+  ToolCall,
+  | 'eventId'
+  | 'acceptedAt'
+  | 'appId'
+  | 'installationId'
+  | 'projectId'
+  | 'agentId'
+  | 'dialogId'
+  | 'leadId'
+  | 'toolName'
+  | 'toolInstanceId'
+> & { arguments: unknown };
 
 /**
  * The `tool_call` webhook body, keys in the order of WEBHOOKS.md; `lead_id` only when the dialog
  * has a lead. Built once per call: every attempt and replay sends these exact bytes.
  */
-export function toolCallBody(call: ToolCall, configuration: unknown, privateData: unknown): string {
+export function toolCallBody(call: ToolCallBodyFields, configuration: unknown, privateData: unknown): string {
   return JSON.stringify({
     event_id: call.eventId,
     event_type: 'tool_call',
@@ -22,6 +45,35 @@ export function toolCallBody(call: ToolCall, configuration: unknown, privateData
     configuration: configuration ?? {},
     private_data: privateData ?? {},
   });
+}
+
+/** A call's body: the bytes sent, and the same encrypted as they are stored. */
+export interface BuiltBody {
+  body: string;
+  bodyEnc: string;
+}
+
+/**
+ * The one place a call's body is built: at its first attempt (for an instant call, when the API makes
+ * it), with the instance's configuration and its private data decrypted then, and encrypted once to be stored.
+ */
+@Injectable()
+export class ToolCallBodies {
+  constructor(private readonly secrets: SecretBox) {}
+
+  async build(
+    call: ToolCallBodyFields,
+    instance: Pick<ToolInstance, 'configuration' | 'privateDataEnc'>,
+  ): Promise<BuiltBody> {
+    const privateData = instance.privateDataEnc ? await this.secrets.decryptJson(instance.privateDataEnc) : {};
+    const body = toolCallBody(call, instance.configuration, privateData);
+    return { body, bodyEnc: await this.secrets.encrypt(body) };
+  }
+
+  /** The stored bytes of a call whose first attempt built them. */
+  async stored(bodyEnc: string): Promise<string> {
+    return this.secrets.decrypt(bodyEnc);
+  }
 }
 
 /** What a handler answered, as far as the tool result needs it. */

@@ -40,7 +40,7 @@ describe('whyCallStops', () => {
   });
 
   it('holds an MCP call to the mcp mode', () => {
-    const mcp = {
+    const mcp: Target = {
       ...live,
       call: { toolKind: 'mcp', toolName: 'find' },
       app: { ...app, agentToolsMode: 'mcp' },

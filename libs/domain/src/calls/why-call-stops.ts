@@ -1,7 +1,7 @@
-import type { CallTarget } from '../../../persistence/src/index.js';
+import type { CallTarget, ToolKind } from '../../../persistence/src/index.js';
 
 /** The mode an app must be in for a call of this tool kind to go on. */
-const MODE_OF_KIND: Record<string, string> = { http: 'constructor', mcp: 'mcp' };
+const MODE_OF_KIND: Record<ToolKind, string> = { http: 'constructor', mcp: 'mcp' };
 
 /**
  * Why a queued call cannot make another attempt, naming what changed since it was accepted;

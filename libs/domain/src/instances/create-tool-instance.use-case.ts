@@ -68,7 +68,7 @@ export class CreateToolInstance {
       httpToolId: tool.httpToolId,
       title: input.title ?? null,
       configuration: (input.configuration ?? {}) as object,
-      configuredParameters: (input.configured_parameters ?? []) as object[],
+      configuredParameters: input.configured_parameters ?? [],
       privateDataEnc: input.private_data !== undefined ? await this.secrets.encryptJson(input.private_data) : null,
       privateDataRequired: input.private_data_required ?? false,
       enabled: input.enabled ?? true,

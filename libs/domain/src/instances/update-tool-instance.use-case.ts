@@ -35,7 +35,7 @@ export class UpdateToolInstance {
     const updated = await this.instances.update(instanceId, {
       title: input.title,
       configuration: input.configuration as object | undefined,
-      configuredParameters: input.configured_parameters as object[] | undefined,
+      configuredParameters: input.configured_parameters,
       privateDataRequired: input.private_data_required,
       enabled: input.enabled,
       ...(action === 'replace' ? { privateDataEnc: await this.secrets.encryptJson(input.private_data) } : {}),

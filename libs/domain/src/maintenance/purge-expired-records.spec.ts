@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type {
+import {
   FinishedToolCallsRepository,
   IdempotencyKeysRepository,
   LaunchCodesRepository,
+  type PrismaService,
 } from '../../../persistence/src/index.js';
 import { PURGE_BATCH_SIZE, PURGE_MAX_BATCHES, PurgeExpiredRecords } from './purge-expired-records.use-case.js';
 
@@ -17,7 +18,15 @@ function table(rows: number) {
     rows -= deleted;
     return deleted;
   };
-  return { limits, cutoffs, repository: { purgeExpired: purge, purgeFinishedBefore: purge } };
+  // Real repositories (never connected: only the purge is reached) whose purge is the table's.
+  const prisma = {} as PrismaService;
+  return {
+    limits,
+    cutoffs,
+    keys: Object.assign(new IdempotencyKeysRepository(prisma), { purgeExpired: purge }),
+    codes: Object.assign(new LaunchCodesRepository(prisma), { purgeExpired: purge }),
+    calls: Object.assign(new FinishedToolCallsRepository(prisma), { purgeFinishedBefore: purge }),
+  };
 }
 
 describe('PurgeExpiredRecords', () => {
@@ -25,12 +34,7 @@ describe('PurgeExpiredRecords', () => {
     const keys = table(PURGE_BATCH_SIZE * 2 + 7);
     const codes = table(PURGE_BATCH_SIZE * (PURGE_MAX_BATCHES + 3));
     const calls = table(3);
-    const purge = new PurgeExpiredRecords(
-      { CALL_RETENTION_DAYS: 30 },
-      keys.repository as unknown as IdempotencyKeysRepository,
-      codes.repository as unknown as LaunchCodesRepository,
-      calls.repository as unknown as FinishedToolCallsRepository,
-    );
+    const purge = new PurgeExpiredRecords({ CALL_RETENTION_DAYS: 30 }, keys.keys, codes.codes, calls.calls);
     expect(await purge.execute()).toEqual({
       idempotencyKeys: PURGE_BATCH_SIZE * 2 + 7,
       launchCodes: PURGE_BATCH_SIZE * PURGE_MAX_BATCHES,
@@ -43,13 +47,8 @@ describe('PurgeExpiredRecords', () => {
 
   it('prunes tool calls that finished more than CALL_RETENTION_DAYS before now', async () => {
     const calls = table(0);
-    const none = table(0).repository;
-    const purge = new PurgeExpiredRecords(
-      { CALL_RETENTION_DAYS: 7 },
-      none as unknown as IdempotencyKeysRepository,
-      none as unknown as LaunchCodesRepository,
-      calls.repository as unknown as FinishedToolCallsRepository,
-    );
+    const none = table(0);
+    const purge = new PurgeExpiredRecords({ CALL_RETENTION_DAYS: 7 }, none.keys, none.codes, calls.calls);
     await purge.execute(new Date('2026-12-08T12:00:00Z'));
     expect(calls.cutoffs).toEqual([new Date('2026-12-01T12:00:00Z')]);
   });

@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ENV, type Env } from '../../../config/src/index.js';
-import { type App, type CallOutcome, type ToolCall, ToolCallsRepository } from '../../../persistence/src/index.js';
+import type { App, ToolCall } from '../../../persistence/src/index.js';
 import { BlockedAddressError } from '../../../outbound-http/src/index.js';
 import { type McpCallOptions, McpClients, McpRedirectError, ResponseTooLargeError } from '../../../mcp/src/index.js';
-import { CallEvents } from '../../../broadcast/src/index.js';
 import { Metrics } from '../../../observability/src/index.js';
 import { agentKey } from '../agents/agent-ref.js';
-import { newId } from '../ids.js';
+import { AttemptRecorder } from '../calls/attempt-recorder.js';
+import type { AttemptFailure, AttemptSuccess, MadeAttempt } from '../calls/call-transitions.js';
 import { capErrorText, describeMcpError, findCause } from './mcp-error.js';
 import { McpTargets } from './mcp-targets.js';
 import { flattenMcpResult, type McpToolResult } from './result-text.js';
@@ -14,18 +14,29 @@ import { flattenMcpResult, type McpToolResult } from './result-text.js';
 /** The longest deadline of an MCP tool call (the default is MCP_CALL_TIMEOUT_S, 30 s). */
 export const MCP_CALL_MAX_TIMEOUT_MS = 120_000;
 
+/** What an MCP call's one attempt brought back, before it is recorded. */
+type McpAnswer = { success: AttemptSuccess } | { failure: AttemptFailure };
+
+/** An MCP failure as the attempt row and the call's error say it (the same words). */
+function mcpFailure(
+  outcome: AttemptFailure['outcome'],
+  message: string,
+  extra: Partial<AttemptFailure> = {},
+): McpAnswer {
+  return { failure: { outcome, reason: message, message, httpStatus: null, responseExcerpt: null, ...extra } };
+}
+
 /**
  * Runs an accepted call of an MCP tool: one attempt, through the app's MCP connection, with a
- * deadline; progress and cancellation pass through. Recorded like any other call.
+ * deadline; progress and cancellation pass through. Recorded like any other call, by the AttemptRecorder.
  */
 @Injectable()
 export class CallMcpTool {
   constructor(
     @Inject(ENV) private readonly env: Env,
-    private readonly calls: ToolCallsRepository,
     private readonly clients: McpClients,
     private readonly targets: McpTargets,
-    private readonly events: CallEvents,
+    private readonly recorder: AttemptRecorder,
     private readonly metrics: Metrics,
   ) {}
 
@@ -36,84 +47,55 @@ export class CallMcpTool {
 
   /** Makes the call's one attempt; the call was stored already in progress, `app` is its app as the agent's toolset holds it. */
   async execute(call: ToolCall, app: App, options: Partial<McpCallOptions> = {}): Promise<ToolCall> {
-    const timeoutMs = this.timeoutMs(options);
     const sentAt = new Date();
     const started = performance.now();
-    let transition: Pick<CallOutcome, 'status' | 'result' | 'resultText' | 'error'>;
-    let outcome: string;
-    let error: string | null = null;
+    const answer = await this.send(call, app, options);
+    const made: MadeAttempt = { call, n: 1, sentAt, durationMs: Math.round(performance.now() - started) };
+    if ('success' in answer) {
+      this.metrics.mcpCalls.inc({ outcome: 'success' });
+      return this.recorder.handleSuccess(made, answer.success);
+    }
+    this.metrics.mcpCalls.inc({ outcome: answer.failure.outcome });
+    return this.recorder.handleFailure(made, answer.failure);
+  }
+
+  /** Sends the call; what the server or the way to it did is an answer, never a throw. */
+  private async send(call: ToolCall, app: App, options: Partial<McpCallOptions>): Promise<McpAnswer> {
+    if (!app.mcpUrl) return mcpFailure('mcp_unavailable', 'the app has no MCP server URL');
+    const timeoutMs = this.timeoutMs(options);
+    const target = { ...(await this.targets.of(app)), session: agentKey(call) };
+    let result: McpToolResult & Record<string, unknown>;
     try {
-      const target = { ...(await this.targets.of(app)), session: agentKey(call) };
-      const result = (await this.clients.callTool(target, call.toolName, call.arguments as Record<string, unknown>, {
+      result = await this.clients.callTool(target, call.toolName, call.arguments as Record<string, unknown>, {
         timeoutMs,
         signal: options.signal,
         onprogress: options.onprogress,
-      })) as McpToolResult & Record<string, unknown>;
-      const resultText = flattenMcpResult(result);
-      if (result.isError) {
-        outcome = 'tool_error';
-        error = capErrorText(resultText || 'the tool reported an error');
-        transition = { status: 'failed', result, resultText, error: { kind: 'tool_error', message: error } };
-      } else {
-        outcome = 'success';
-        transition = { status: 'succeeded', result, resultText, error: null };
-      }
-    } catch (caught) {
-      ({ outcome, error } = this.classify(caught, options.signal, timeoutMs));
-      transition = {
-        status: outcome === 'cancelled' ? 'cancelled' : 'failed',
-        result: null,
-        resultText: null,
-        error: { kind: outcome, message: error },
-      };
+      });
+    } catch (error) {
+      return this.failureOf(error, options.signal, timeoutMs);
     }
-    const now = new Date();
-    const durationMs = Math.round(performance.now() - started);
-    this.metrics.recordAttempt(outcome, durationMs);
-    this.metrics.mcpCalls.inc({ outcome });
-    this.metrics.callsFinished.inc({ mode: 'instant', status: transition.status });
-    const final: CallOutcome = {
-      ...transition,
-      finishedAt: now,
-      firstAttemptAt: sentAt,
-      nextAttemptN: null,
-      nextAttemptAt: null,
-    };
-    const moved = await this.calls.recordAttempt(
-      call.id,
-      1,
-      1,
-      { startedAt: sentAt, durationMs, outcome, httpStatus: null, error, responseExcerpt: null },
-      final,
-      newId('att'),
-    );
-    await this.events.publishFinished(call.id).catch(() => undefined);
-    if (!moved) return (await this.calls.getById(call.id)) ?? call;
-    return { ...call, ...final, attemptDeadline: null } as ToolCall;
+    const resultText = flattenMcpResult(result);
+    if (result.isError) {
+      return mcpFailure('tool_error', capErrorText(resultText || 'the tool reported an error'), { result, resultText });
+    }
+    return { success: { result, resultText, httpStatus: null, responseExcerpt: null } };
   }
 
-  private classify(
-    error: unknown,
-    signal: AbortSignal | undefined,
-    timeoutMs: number,
-  ): { outcome: string; error: string } {
-    if (signal?.aborted) return { outcome: 'cancelled', error: 'the caller cancelled the call' };
+  private failureOf(error: unknown, signal: AbortSignal | undefined, timeoutMs: number): McpAnswer {
+    if (signal?.aborted) return mcpFailure('cancelled', 'the caller cancelled the call');
     const blocked = findCause(error, BlockedAddressError);
-    if (blocked) return { outcome: 'blocked_address', error: blocked.message };
+    if (blocked) return mcpFailure('blocked_address', blocked.message);
     const tooLarge = findCause(error, ResponseTooLargeError);
-    if (tooLarge) return { outcome: 'response_too_large', error: tooLarge.message };
+    if (tooLarge) return mcpFailure('response_too_large', tooLarge.message);
     const redirect = findCause(error, McpRedirectError);
-    if (redirect) return { outcome: 'redirect', error: redirect.message };
+    if (redirect) return mcpFailure('redirect', redirect.message);
     const code = (error as { code?: string }).code;
     if (code === 'REQUEST_TIMEOUT')
-      return { outcome: 'timeout', error: `the MCP server did not answer within ${timeoutMs / 1000} s` };
+      return mcpFailure('timeout', `the MCP server did not answer within ${timeoutMs / 1000} s`);
     const name = (error as Error).constructor?.name;
     if (name === 'ProtocolError' || name === 'McpError') {
-      return {
-        outcome: 'tool_error',
-        error: capErrorText(`the MCP server refused the call: ${(error as Error).message}`),
-      };
+      return mcpFailure('tool_error', capErrorText(`the MCP server refused the call: ${(error as Error).message}`));
     }
-    return { outcome: 'mcp_unavailable', error: `the MCP server could not be reached: ${describeMcpError(error)}` };
+    return mcpFailure('mcp_unavailable', `the MCP server could not be reached: ${describeMcpError(error)}`);
   }
 }

@@ -56,7 +56,7 @@ describe('McpArgumentChecks', () => {
   it('compiles a schema once per snapshot row, and again after a refresh', () => {
     const checks = new McpArgumentChecks();
     const row = tool(booking);
-    const engine = (checks as unknown as { engine(d: string): { compile: (s: unknown) => unknown } }).engine('2020-12');
+    const engine = checks['engine']('2020-12'); // private: the test watches the compiler it uses
     const compile = vi.spyOn(engine, 'compile');
     for (let i = 0; i < 3; i++) checks.problems({ ...row }, { date: '2026-12-01', seats: i + 1 });
     expect(compile).toHaveBeenCalledTimes(1);

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import * as ajvFormats from 'ajv-formats';
+import ajvFormats from 'ajv-formats';
 import type { McpToolSnapshot } from '../../../persistence/src/index.js';
 import type { FieldProblem } from '../errors.js';
 import { jsonSchemaProblems } from './json-schema-problems.js';
@@ -103,7 +103,6 @@ export function dialectOf(declared: unknown): Dialect | null {
 }
 
 function addFormats(engine: Ajv): void {
-  // ajv-formats is CommonJS: its function is the module itself, typed as its `default`.
-  const plugin = (ajvFormats as unknown as { default: (ajv: Ajv) => Ajv }).default;
-  plugin(engine);
+  // ajv-formats is CommonJS: the default import is its module, whose `default` is the plugin (typed and at run time).
+  ajvFormats.default(engine);
 }

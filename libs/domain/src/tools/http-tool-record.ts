@@ -1,5 +1,6 @@
 import type { HttpTool, HttpToolColumns } from '../../../persistence/src/index.js';
-import type { AttemptTimeoutS, ExecutionMode, HttpToolDefinition, RetryWindow, ToolParameter } from './http-tool.js';
+import type { ExecutionMode, RetryWindow } from '../../../persistence/src/index.js';
+import type { AttemptTimeoutS, HttpToolDefinition, ToolParameter } from './http-tool.js';
 
 export interface HttpToolRecord extends HttpToolDefinition {
   id: string;
@@ -21,7 +22,7 @@ export function httpToolFromRow(row: HttpTool): HttpToolRecord {
         : null,
     agent_description: row.agentDescription,
     handler_url: row.handlerUrl,
-    parameters: row.parameters as unknown as ToolParameter[],
+    parameters: row.parameters as ToolParameter[],
     configurable: row.configurable,
     allow_multiple: row.allowMultiple,
     execution_mode: row.executionMode as ExecutionMode,

@@ -1,13 +1,8 @@
+import type { ExecutionMode, RetryWindow } from '../../../persistence/src/index.js';
 import type { FieldProblem } from '../errors.js';
-
-export const EXECUTION_MODES = ['instant', 'wait', 'background'] as const;
-export type ExecutionMode = (typeof EXECUTION_MODES)[number];
 
 export const ATTEMPT_TIMEOUTS_S = [10, 30, 60, 120] as const;
 export type AttemptTimeoutS = (typeof ATTEMPT_TIMEOUTS_S)[number];
-
-export const RETRY_WINDOWS = ['5m', '3h', '1d'] as const;
-export type RetryWindow = (typeof RETRY_WINDOWS)[number];
 
 export const PARAMETER_TYPES = ['string', 'number', 'boolean'] as const;
 export type ParameterType = (typeof PARAMETER_TYPES)[number];
@@ -19,12 +14,13 @@ export interface LocalizedText {
   en: string;
 }
 
-export interface ToolParameter {
+// A type (not an interface), so that it is a JSON value: the tool's Json column casts to it directly.
+export type ToolParameter = {
   name: string;
   type: ParameterType;
   description: string;
   required: boolean;
-}
+};
 
 /** Every field of an HTTP tool, in the API's vocabulary. */
 export interface HttpToolDefinition {

@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import { EXECUTION_MODES, RETRY_WINDOWS } from '../../../../../libs/domain/src/index.js';
+import { CALL_STATUSES, EXECUTION_MODES, RETRY_WINDOWS } from '../../../../../libs/domain/src/index.js';
 import { ListQuerySchema } from '../../common/pagination.schemas.js';
-
-export const CALL_STATUSES = ['queued', 'in_progress', 'succeeded', 'failed', 'cancelled'] as const;
 
 export const ToolCallsQuerySchema = ListQuerySchema.extend({
   status: z.enum(CALL_STATUSES).optional(),

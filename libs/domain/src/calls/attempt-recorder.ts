@@ -1,0 +1,87 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ENV, type Env } from '../../../config/src/index.js';
+import {
+  type AttemptRecord,
+  type CallTransition,
+  type ToolCall,
+  ToolCallsRepository,
+  isTerminal,
+} from '../../../persistence/src/index.js';
+import { Metrics } from '../../../observability/src/index.js';
+import { CallEvents } from '../../../broadcast/src/index.js';
+import { DeliveryQueue } from '../../../queue/src/index.js';
+import { newId } from '../ids.js';
+import {
+  type AttemptFailure,
+  type AttemptSuccess,
+  type MadeAttempt,
+  failureTransition,
+  progressMessage,
+  successTransition,
+} from './call-transitions.js';
+import { FinishedCalls } from './finished-calls.js';
+import { attemptCount } from './retry-schedule.js';
+
+/**
+ * Records an attempt of an HTTP or MCP call, in one statement with where the call moves next, then
+ * does what follows: the end announced, or the next attempt queued at its offset. Success and
+ * failure are two steps (Svix's worker: handle success, handle failure).
+ */
+@Injectable()
+export class AttemptRecorder {
+  constructor(
+    @Inject(ENV) private readonly env: Env,
+    private readonly calls: ToolCallsRepository,
+    private readonly queue: DeliveryQueue,
+    private readonly events: CallEvents,
+    private readonly metrics: Metrics,
+    private readonly finished: FinishedCalls,
+  ) {}
+
+  /** The answer becomes the call's result; the call ends succeeded. */
+  async handleSuccess(made: MadeAttempt, success: AttemptSuccess): Promise<ToolCall> {
+    const row = { outcome: 'success' as const, error: null, ...pickRow(success) };
+    return (await this.record(made, row, successTransition(made, success, new Date()))).call;
+  }
+
+  /** The call waits for its next attempt, queued at its offset, or ends failed (cancelled when its caller cancelled). */
+  async handleFailure(made: MadeAttempt, failure: AttemptFailure): Promise<ToolCall> {
+    const row = { outcome: failure.outcome, error: failure.reason, ...pickRow(failure) };
+    const transition = failureTransition(made, failure, this.env.RETRY_TIME_SCALE, new Date());
+    const { call, moved } = await this.record(made, row, transition);
+    const { nextAttemptN, nextAttemptAt } = transition;
+    if (!moved || nextAttemptN === null || nextAttemptAt === null) return call;
+    const total = attemptCount(made.call.retryWindow);
+    const message = progressMessage(made.n, total, failure, nextAttemptAt.getTime() - Date.now());
+    await this.events.publishProgress(call.id, { n: made.n, total, message }).catch(() => undefined);
+    // The job's delay is taken at enqueue time, so the progress event's round trip does not make it late.
+    await this.queue.enqueueAttempt(call, nextAttemptN, nextAttemptAt);
+    return call;
+  }
+
+  /** The attempt's row and the call's move, in one statement; a call cancelled meanwhile stays cancelled. */
+  private async record(
+    { call, n, sentAt, durationMs }: MadeAttempt,
+    row: Omit<AttemptRecord, 'startedAt' | 'durationMs'>,
+    transition: CallTransition,
+  ): Promise<{ call: ToolCall; moved: boolean }> {
+    const attempt: AttemptRecord = { startedAt: sentAt, durationMs, ...row };
+    const moved = await this.calls.recordAttempt(call.id, call.round, n, attempt, transition, newId('att'));
+    this.metrics.recordAttempt(row.outcome, durationMs);
+    if (!moved) return { call: (await this.calls.getById(call.id)) ?? call, moved };
+    if (isTerminal(transition.status)) await this.finished.announce(call, transition.status);
+    const after: ToolCall = {
+      ...call,
+      ...transition,
+      result: transition.result as ToolCall['result'],
+      error: transition.error as ToolCall['error'],
+      attemptDeadline: null,
+      updatedAt: new Date(),
+    };
+    return { call: after, moved };
+  }
+}
+
+function pickRow({ httpStatus, responseExcerpt }: { httpStatus: number | null; responseExcerpt: string | null }) {
+  return { httpStatus, responseExcerpt };
+}

@@ -1,0 +1,54 @@
+import { Injectable } from '@nestjs/common';
+import { type CallTarget, type ToolCall, ToolCallsRepository } from '../../../persistence/src/index.js';
+import type { DeliverToolCallJob } from '../../../queue/src/index.js';
+import { ATTEMPT_DEADLINE_MARGIN_MS } from './call-transitions.js';
+import { DeliverAttempt, type PreparedAttempt } from './deliver-attempt.use-case.js';
+import { FinishedCalls } from './finished-calls.js';
+import { ToolCallBodies } from './tool-call-body.js';
+import { whyCallStops } from './why-call-stops.js';
+
+/**
+ * A queued attempt (the worker's job), prepared and made: claimed in one statement that also reads
+ * the app, installation, instance and tool as they are now (taking the tool's current handler URL
+ * and timeout); a call whose tool is gone or off ends cancelled without a request; else its body (built
+ * at the first attempt, then the stored bytes) goes to DeliverAttempt.
+ */
+@Injectable()
+export class DeliverQueuedAttempt {
+  constructor(
+    private readonly calls: ToolCallsRepository,
+    private readonly bodies: ToolCallBodies,
+    private readonly deliverAttempt: DeliverAttempt,
+    private readonly finished: FinishedCalls,
+  ) {}
+
+  /** The call after the attempt, or null when the attempt was not due (a stale or duplicate job). */
+  async execute(job: Pick<DeliverToolCallJob, 'callId' | 'round' | 'n'>): Promise<ToolCall | null> {
+    const claimed = await this.calls.claimForDelivery(job.callId, job.round, job.n, ATTEMPT_DEADLINE_MARGIN_MS);
+    if (!claimed) return null;
+    const prepared = await this.prepare(claimed, job.n);
+    return 'stopped' in prepared ? prepared.stopped : this.deliverAttempt.execute(prepared);
+  }
+
+  private async prepare(claimed: CallTarget, n: number): Promise<PreparedAttempt | { stopped: ToolCall }> {
+    const { call, app, instance } = claimed;
+    const stops = whyCallStops(claimed);
+    // No attempt is made, so none is recorded: the call just ends, saying what changed.
+    if (stops || !app || !instance)
+      return { stopped: await this.cancel(call, stops ?? 'the tool instance was deleted') };
+    if (call.bodyEnc) return { call, app, body: await this.bodies.stored(call.bodyEnc), n };
+    // Stored before it is sent: a later attempt, even after a crash during this one, sends the same bytes.
+    const { body, bodyEnc } = await this.bodies.build(call, instance);
+    await this.calls.storeBody(call.id, bodyEnc);
+    return { call, app, body, n };
+  }
+
+  private async cancel(call: ToolCall, why: string): Promise<ToolCall> {
+    const now = new Date();
+    const error = { kind: 'cancelled', message: `cancelled before attempt ${call.nextAttemptN}: ${why}` };
+    if (!(await this.calls.cancel(call.id, error, now))) return (await this.calls.getById(call.id)) ?? call;
+    await this.finished.announce(call, 'cancelled');
+    const ended = { status: 'cancelled', error, finishedAt: now, nextAttemptAt: null, nextAttemptN: null } as const;
+    return { ...call, ...ended, attemptDeadline: null, updatedAt: now };
+  }
+}

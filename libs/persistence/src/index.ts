@@ -1,4 +1,5 @@
 export * from './apps.repository.js';
+export * from './database-health.repository.js';
 export * from './database-pool.js';
 export * from './database-unavailable.js';
 export * from './database-url.js';

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { HttpTool, Prisma } from './generated/client.js';
-import { isNotFound } from './prisma.service.js';
 import { type Page, type PageRequest, toPage } from './page.js';
-import { PrismaService } from './prisma.service.js';
+import { PrismaService, isNotFound } from './prisma.service.js';
 
 export type HttpToolRow = HttpTool;
 export type HttpToolColumns = Omit<Prisma.HttpToolUncheckedCreateInput, 'id' | 'appId' | 'createdAt' | 'updatedAt'>;

@@ -318,6 +318,29 @@ describe('tool instances', () => {
       (await api.request('DELETE', `${p.base}/agents/a1/tool-instances/${instance.id}`, { token: p.token })).status,
     ).toBe(204);
   });
+
+  it("writes nothing for another project: another project's instances, installation and launches are 404", async () => {
+    const { p, installation, create } = await setup();
+    const instance = (await create({ title: 'mine' })).body;
+    const stranger = await freshProject();
+    const asStranger = (method: 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown) =>
+      api.request(method, `${stranger.base}${path}`, { token: stranger.token, body });
+    const mine = { installation_id: installation.id, tool_name: 'find_customer' };
+    for (const [method, path, body] of [
+      ['PATCH', `/agents/a1/tool-instances/${instance.id}`, { title: 'stolen' }],
+      ['DELETE', `/agents/a1/tool-instances/${instance.id}`],
+      ['POST', '/agents/a1/tool-instances', mine],
+      ['POST', '/agents/a1/configurator-launches', { ...mine, theme: 'dark', language: 'en' }],
+      ['DELETE', `/installations/${installation.id}?confirm=true`],
+    ] as const) {
+      expect((await asStranger(method, path, body)).status, `${method} ${path}`).toBe(404);
+    }
+    const list = await api.request('GET', `${p.base}/agents/a1/tool-instances`, { token: p.token });
+    expect(list.body.data).toEqual([instance]);
+    expect(await api.sql('SELECT count(*)::int AS n FROM launch_codes WHERE project_id = $1', [stranger.id])).toEqual([
+      { n: 0 },
+    ]);
+  });
 });
 
 describe('configurator launches', () => {

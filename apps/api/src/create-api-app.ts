@@ -6,7 +6,7 @@ import { SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import type { Env } from '../../../libs/config/src/index.js';
 import { ApiModule } from './app.module.js';
-import { mountQueueDashboard } from './admin/queues/queue-dashboard.js';
+import { mountOperatorQueueDashboard } from './operators/operator-queue-dashboard.js';
 import { answerBadUrlWithProblem, answerClientErrorWithProblem } from './common/client-error-problem.js';
 import { acceptJsonBodiesOnly } from './common/json-body.js';
 import { describeApi } from './common/openapi.js';
@@ -37,7 +37,7 @@ export async function createApiApp(env: Env): Promise<INestApplication> {
   const fastify = app.getHttpAdapter().getInstance();
   echoRequestId(fastify);
   acceptJsonBodiesOnly(fastify);
-  await mountQueueDashboard(app);
+  await mountOperatorQueueDashboard(app);
 
   const document = describeApi(app, env.PUBLIC_BASE_URL);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json', yamlDocumentUrl: 'openapi.yaml' });

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ENV, type Env } from '../../../libs/config/src/index.js';
-import { RefreshMcpSnapshot } from '../../../libs/domain/src/index.js';
-import { McpToolsRepository } from '../../../libs/persistence/src/index.js';
+import { RefreshStaleMcpSnapshots } from '../../../libs/domain/src/index.js';
 import { PeriodicTask } from './periodic-task.js';
 
 /**
@@ -13,18 +12,14 @@ export class McpSnapshotRefresher extends PeriodicTask {
   protected readonly everyMs: number;
 
   constructor(
-    @Inject(ENV) private readonly env: Env,
-    private readonly snapshots: McpToolsRepository,
-    private readonly refresh: RefreshMcpSnapshot,
+    @Inject(ENV) env: Env,
+    private readonly refreshStale: RefreshStaleMcpSnapshots,
   ) {
     super();
     this.everyMs = Math.min(env.MCP_SNAPSHOT_TTL_S * 1000, 30_000);
   }
 
   protected async run(): Promise<void> {
-    const stale = await this.snapshots.staleApps(new Date(Date.now() - this.env.MCP_SNAPSHOT_TTL_S * 1000), 50);
-    // One server at a time: a slow one delays only the next refresh, never a tool call.
-    for (const app of stale)
-      await this.refresh.execute(app.id).catch((error: Error) => this.logger.warn(error.message));
+    for (const error of await this.refreshStale.execute()) this.logger.warn(error);
   }
 }

@@ -5,7 +5,7 @@ import { DatabasePool, type Statement } from './database-pool.js';
 import { PrismaService } from './prisma.service.js';
 import { APP_COLUMNS, selectList } from './sql-columns.js';
 
-export type NewApp = Pick<App, 'id' | 'developerId' | 'name' | 'displayName' | 'webhookSecretEnc'>;
+export type NewApp = Pick<App, 'id' | 'name' | 'displayName' | 'webhookSecretEnc'>;
 
 /** A webhook secret replaced by a rotation, signing until `valid_until` (ISO 8601). */
 // A type (not an interface), so that it is a JSON value: the column's Json casts to it directly.
@@ -28,10 +28,10 @@ export class AppsRepository {
     private readonly db: DatabasePool,
   ) {}
 
-  async create(app: NewApp): Promise<App> {
+  async create(developerId: string, app: NewApp): Promise<App> {
     return this.prisma.$transaction(async (tx) => {
-      await tx.developer.upsert({ where: { id: app.developerId }, create: { id: app.developerId }, update: {} });
-      return tx.app.create({ data: app });
+      await tx.developer.upsert({ where: { id: developerId }, create: { id: developerId }, update: {} });
+      return tx.app.create({ data: { ...app, developerId } });
     });
   }
 

@@ -1,5 +1,6 @@
 export * from './apps.repository.js';
 export * from './call-states.js';
+export * from './database-health.repository.js';
 export * from './database-pool.js';
 export * from './database-unavailable.js';
 export * from './database-url.js';

@@ -5,13 +5,13 @@ import { PrismaService } from './prisma.service.js';
 
 export type InstallationWithApp = Installation & { app: App };
 
-/** A project's installed apps, looked up by the project first. */
+/** A project's installed apps, looked up and written by the project first: another project's is not touched. */
 @Injectable()
 export class InstallationsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  async create(id: string, projectId: string, appId: string): Promise<InstallationWithApp> {
-    return this.prisma.installation.create({ data: { id, projectId, appId }, include: { app: true } });
+  async create(projectId: string, installationId: string, appId: string): Promise<InstallationWithApp> {
+    return this.prisma.installation.create({ data: { id: installationId, projectId, appId }, include: { app: true } });
   }
 
   async list(projectId: string, page: PageRequest): Promise<Page<InstallationWithApp>> {
@@ -28,7 +28,9 @@ export class InstallationsRepository {
     return this.prisma.installation.findFirst({ where: { id: installationId, projectId }, include: { app: true } });
   }
 
-  async delete(installationId: string): Promise<void> {
-    await this.prisma.installation.delete({ where: { id: installationId } });
+  /** Deletes an installation of the project (its tool instances go with it); false when there was none. */
+  async delete(projectId: string, installationId: string): Promise<boolean> {
+    const { count } = await this.prisma.installation.deleteMany({ where: { id: installationId, projectId } });
+    return count > 0;
   }
 }

@@ -2,18 +2,24 @@ import { Injectable } from '@nestjs/common';
 import type { LaunchCode, Prisma } from './generated/client.js';
 import { PrismaService } from './prisma.service.js';
 
+export type NewLaunchCode = Omit<Prisma.LaunchCodeUncheckedCreateInput, 'projectId' | 'agentId'>;
+
+/** Configurator launch codes: made by a project for one of its agents, spent by the app's developer. */
 @Injectable()
 export class LaunchCodesRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  async create(data: Prisma.LaunchCodeUncheckedCreateInput): Promise<LaunchCode> {
-    return this.prisma.launchCode.create({ data });
+  async create(projectId: string, agentId: string, launch: NewLaunchCode): Promise<LaunchCode> {
+    return this.prisma.launchCode.create({ data: { ...launch, projectId, agentId } });
   }
 
-  /** Marks the code used and returns it, only if it is this app's, unused and unexpired: a code works once. */
-  async consume(codeHash: string, appId: string, now: Date): Promise<LaunchCode | null> {
+  /**
+   * Marks the code used and returns it, only if it is for an app of this developer, unused and
+   * unexpired: a code works once, and only for its own app.
+   */
+  async consume(developerId: string, appId: string, codeHash: string, now: Date): Promise<LaunchCode | null> {
     const { count } = await this.prisma.launchCode.updateMany({
-      where: { codeHash, appId, usedAt: null, expiresAt: { gt: now } },
+      where: { codeHash, appId, app: { developerId }, usedAt: null, expiresAt: { gt: now } },
       data: { usedAt: now },
     });
     return count === 0 ? null : this.prisma.launchCode.findUnique({ where: { codeHash } });

@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { ENV, type Env } from '../../config/src/index.js';
 import { AppsRepository } from './apps.repository.js';
+import { DatabaseHealthRepository } from './database-health.repository.js';
 import { EncryptedColumnsRepository } from './encrypted-columns.repository.js';
 import { FinishedToolCallsRepository } from './finished-tool-calls.repository.js';
 import { HttpToolsRepository } from './http-tools.repository.js';
@@ -15,6 +16,7 @@ import { ToolInstancesRepository } from './tool-instances.repository.js';
 
 const repositories = [
   AppsRepository,
+  DatabaseHealthRepository,
   EncryptedColumnsRepository,
   HttpToolsRepository,
   InstallationsRepository,

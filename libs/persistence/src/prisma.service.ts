@@ -18,6 +18,11 @@ export class PrismaService extends PrismaClient implements OnModuleDestroy {
   }
 }
 
+/** True when a write found no row to act on (e.g. a nested `connect` to a row that is not there, or not the owner's). */
+export function isNotFound(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: string }).code === 'P2025';
+}
+
 /** True when Prisma refused a write because of a unique constraint. */
 export function isUniqueViolation(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: string }).code === 'P2002';

@@ -7,6 +7,7 @@ import { INSTANCE_WITH_TOOL_SELECT, type InstanceWithTool, instanceWithTool } fr
 
 export type ToolInstanceRow = ToolInstance;
 export type AgentToolInstance = InstanceWithTool;
+export type NewToolInstance = Omit<Prisma.ToolInstanceUncheckedCreateInput, 'projectId' | 'agentId'>;
 
 /** An instance with its installation, app and HTTP tool in one statement (a call's first attempt builds its body from it). */
 const GET_WITH_TOOL: Statement = {
@@ -19,7 +20,7 @@ const GET_WITH_TOOL: Statement = {
     WHERE i.id = $1`,
 };
 
-/** Tool instances: the tools projects gave their agents, looked up by project and agent first. */
+/** Tool instances: the tools projects gave their agents, looked up and written by project and agent first. */
 @Injectable()
 export class ToolInstancesRepository {
   constructor(
@@ -27,8 +28,8 @@ export class ToolInstancesRepository {
     private readonly db: DatabasePool,
   ) {}
 
-  async create(data: Prisma.ToolInstanceUncheckedCreateInput): Promise<ToolInstance> {
-    return this.prisma.toolInstance.create({ data });
+  async create(projectId: string, agentId: string, instance: NewToolInstance): Promise<ToolInstance> {
+    return this.prisma.toolInstance.create({ data: { ...instance, projectId, agentId } });
   }
 
   async list(projectId: string, agentId: string, page: PageRequest): Promise<Page<ToolInstance>> {
@@ -44,12 +45,24 @@ export class ToolInstancesRepository {
     return this.prisma.toolInstance.findFirst({ where: { id: instanceId, projectId, agentId } });
   }
 
-  async update(instanceId: string, data: Prisma.ToolInstanceUncheckedUpdateInput): Promise<ToolInstance> {
-    return this.prisma.toolInstance.update({ where: { id: instanceId }, data });
+  /** Updates an instance of the project's agent; null when there is none. */
+  async update(
+    projectId: string,
+    agentId: string,
+    instanceId: string,
+    data: Prisma.ToolInstanceUncheckedUpdateManyInput,
+  ): Promise<ToolInstance | null> {
+    const { count } = await this.prisma.toolInstance.updateMany({
+      where: { id: instanceId, projectId, agentId },
+      data,
+    });
+    return count === 0 ? null : this.get(projectId, agentId, instanceId);
   }
 
-  async delete(instanceId: string): Promise<void> {
-    await this.prisma.toolInstance.delete({ where: { id: instanceId } });
+  /** Deletes an instance of the project's agent; false when there was none. */
+  async delete(projectId: string, agentId: string, instanceId: string): Promise<boolean> {
+    const { count } = await this.prisma.toolInstance.deleteMany({ where: { id: instanceId, projectId, agentId } });
+    return count > 0;
   }
 
   /** Every instance of an agent, in the order they were added (which decides name collisions). */
@@ -66,8 +79,13 @@ export class ToolInstancesRepository {
     return row ? instanceWithTool(row) : null;
   }
 
-  async countForAgentTool(agentId: string, installationId: string, toolName: string): Promise<number> {
-    return this.prisma.toolInstance.count({ where: { agentId, installationId, toolName } });
+  async countForAgentTool(
+    projectId: string,
+    agentId: string,
+    installationId: string,
+    toolName: string,
+  ): Promise<number> {
+    return this.prisma.toolInstance.count({ where: { projectId, agentId, installationId, toolName } });
   }
 
   async countForHttpTool(httpToolId: string): Promise<number> {

@@ -1,29 +1,26 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiHeader, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import {
-  AcceptToolCall,
-  CancelToolCall,
-  GetAgentToolCall,
-  IdempotentRequests,
-  ListAgentTools,
-  presentAgentTool,
-} from '../../../../libs/domain/src/index.js';
+import { AcceptToolCall, CancelToolCall, GetAgentToolCall, ListAgentTools } from '../../../../libs/domain/src/index.js';
 import { AgentAuth, type AgentIdentity, Auth } from '../common/auth.guard.js';
+import { Idempotent } from '../common/idempotency.interceptor.js';
 import { Answers, Operation, Problems, QueryOf, jsonSchemaOf } from '../common/openapi.js';
 import { ZodValidationPipe } from '../common/zod-validation.pipe.js';
-import { presentAgentCall, presentCallOutcome, presentReplayOfLargeOutcome } from './agents.presenter.js';
+import {
+  callOutcomeStatus,
+  presentAgentCall,
+  presentAgentTool,
+  presentCallOutcome,
+  presentReplayOfLargeOutcome,
+} from './agents.presenter.js';
 import {
   AgentCallResponseSchema,
   AgentToolsResponseSchema,
   CallOutcomeSchema,
-  IdempotencyHeaderSchema,
   ToolCallSchema,
   WaitQuerySchema,
 } from './agents.schemas.js';
-
-const idempotencyHeaderPipe = new ZodValidationPipe(IdempotencyHeaderSchema);
 
 @ApiTags('agents')
 @ApiBearerAuth()
@@ -37,7 +34,6 @@ export class AgentsController {
     private readonly acceptToolCall: AcceptToolCall,
     private readonly getAgentToolCall: GetAgentToolCall,
     private readonly cancelToolCall: CancelToolCall,
-    private readonly idempotentRequests: IdempotentRequests,
   ) {}
 
   @Get('tools')
@@ -47,42 +43,22 @@ export class AgentsController {
     return { data: (await this.listAgentTools.execute(agent)).map(presentAgentTool) };
   }
 
-  /** instant → 200 with the outcome; wait and background → 202 queued. */
+  /** 200 with the outcome of a finished (instant) call; 202 for a queued (wait, background) one. */
   @Post('tool-calls')
   @Operation('callTool', 'Call a tool', 'instant: 200 with the outcome; wait and background: 202 queued.')
   @Answers(200, CallOutcomeSchema, 'An instant call finished: its outcome')
   @Answers(202, CallOutcomeSchema, 'A wait or background call, queued')
   @Problems(400, 409, 413, 422)
   @ApiBody({ schema: jsonSchemaOf(ToolCallSchema) })
-  @ApiHeader({
-    name: 'Idempotency-Key',
-    required: false,
-    description: 'Repeats within 24 h get the first answer; nothing is delivered again',
-    schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
-  })
+  @Idempotent({ body: ToolCallSchema, reduced: presentReplayOfLargeOutcome })
   async call(
     @AgentAuth() agent: AgentIdentity,
     @Body(new ZodValidationPipe(ToolCallSchema)) body: z.output<typeof ToolCallSchema>,
-    @Headers('idempotency-key') idempotencyKeyHeader: string | undefined,
     @Res({ passthrough: true }) response: FastifyReply,
   ) {
-    const { 'Idempotency-Key': idempotencyKey } = idempotencyHeaderPipe.transform({
-      'Idempotency-Key': idempotencyKeyHeader,
-    });
-    const accept = async () => {
-      const call = await this.acceptToolCall.execute(agent, body);
-      return {
-        status: call.executionMode === 'instant' ? 200 : 202,
-        body: presentCallOutcome(call),
-        reduced: () => presentReplayOfLargeOutcome(call),
-      };
-    };
-    const answer = idempotencyKey
-      ? await this.idempotentRequests.run(agent, idempotencyKey, body, accept)
-      : { ...(await accept()), replayed: false };
-    response.code(answer.status);
-    if (answer.replayed) response.header('Idempotent-Replayed', 'true');
-    return answer.body;
+    const call = await this.acceptToolCall.execute(agent, body);
+    response.code(callOutcomeStatus(call));
+    return presentCallOutcome(call);
   }
 
   @Get('tool-calls/:call_id')

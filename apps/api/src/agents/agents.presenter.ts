@@ -1,4 +1,17 @@
+import { type AgentTool, isTerminal, parametersJsonSchema } from '../../../../libs/domain/src/index.js';
 import type { ToolCall } from '../../../../libs/persistence/src/index.js';
+import type { AgentIdentity } from '../common/auth.guard.js';
+
+/** What an agent is shown of a callable tool: `GET /v1/agents/{agent_id}/tools` and the MCP endpoint's `tools/list`. */
+export function presentAgentTool(tool: AgentTool) {
+  return {
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.mcp ? (tool.mcp.inputSchema as Record<string, unknown>) : parametersJsonSchema(tool.parameters),
+    tool_instance_id: tool.instance.id,
+    execution_mode: tool.tool?.execution_mode ?? 'instant',
+  };
+}
 
 /** A call as the agent sees it: the result when it succeeded, the error when it did not. */
 export function presentCallOutcome(call: ToolCall) {
@@ -9,12 +22,17 @@ export function presentCallOutcome(call: ToolCall) {
   return { call_id: call.id, status: call.status };
 }
 
+/** The answer to a new call: 200 with the outcome once it has finished (instant), 202 while it runs (queued). */
+export function callOutcomeStatus(call: ToolCall): 200 | 202 {
+  return isTerminal(call.status) ? 200 : 202;
+}
+
 /** What repeats of an Idempotency-Key get when the first answer was too large to keep: where to read the call. */
-export function presentReplayOfLargeOutcome(call: ToolCall) {
-  const where = `/v1/agents/${encodeURIComponent(call.agentId)}/tool-calls/${call.id}`;
+export function presentReplayOfLargeOutcome(outcome: ReturnType<typeof presentCallOutcome>, agent: AgentIdentity) {
+  const where = `/v1/agents/${encodeURIComponent(agent.agentId)}/tool-calls/${outcome.call_id}`;
   return {
-    call_id: call.id,
-    status: call.status,
+    call_id: outcome.call_id,
+    status: outcome.status,
     result_omitted: `The first answer was too large to keep for repeats of this Idempotency-Key: read the call with GET ${where}.`,
   };
 }

@@ -11,13 +11,6 @@ export const ToolCallSchema = z.strictObject({
     .meta({ description: 'An object of parameter values; {}, null or missing mean none' }),
 });
 
-export const IdempotencyHeaderSchema = z.object({
-  'Idempotency-Key': z
-    .string()
-    .regex(/^[\x21-\x7e]{1,255}$/, 'must be 1–255 visible ASCII characters')
-    .optional(),
-});
-
 export const WaitQuerySchema = z.object({
   wait: z.coerce
     .number({ message: 'must be a number of seconds from 0 to 60' })

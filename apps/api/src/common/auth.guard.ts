@@ -60,9 +60,12 @@ export interface AgentIdentity {
   agentId: string;
 }
 
-/** The project and agent of an agent token. */
-export const AgentAuth = createParamDecorator((_: unknown, context: ExecutionContext): AgentIdentity => {
+/** The project and agent of the agent token the request was let in with. */
+export function agentIdentityOf(context: ExecutionContext): AgentIdentity {
   const auth = context.switchToHttp().getRequest<AuthedRequest>().auth;
   if (auth?.role !== 'agent') throw new Error('AgentAuth used on a route without @Auth("agent")');
   return { projectId: auth.project_id, agentId: auth.agent_id };
-});
+}
+
+/** The project and agent of an agent token. */
+export const AgentAuth = createParamDecorator((_: unknown, context: ExecutionContext) => agentIdentityOf(context));

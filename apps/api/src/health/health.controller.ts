@@ -2,7 +2,7 @@ import { Controller, Get, Inject, Res } from '@nestjs/common';
 import { ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { Redis } from 'ioredis';
-import { PrismaService } from '../../../../libs/persistence/src/index.js';
+import { DatabaseHealthRepository } from '../../../../libs/persistence/src/index.js';
 import { REDIS_PROBE } from '../../../../libs/redis/src/index.js';
 import { Answers, Operation, jsonSchemaOf } from '../common/openapi.js';
 import { problem } from '../common/problem-details.filter.js';
@@ -21,7 +21,7 @@ function withTimeout<T>(promise: Promise<T>): Promise<T> {
 @Controller('health')
 export class HealthController {
   constructor(
-    private readonly prisma: PrismaService,
+    private readonly database: DatabaseHealthRepository,
     @Inject(REDIS_PROBE) private readonly redis: Redis,
   ) {}
 
@@ -43,7 +43,7 @@ export class HealthController {
   })
   async ready(@Res() response: FastifyReply): Promise<void> {
     const [postgres, redis] = await Promise.all([
-      withTimeout(this.prisma.$queryRaw`SELECT 1`).then(
+      withTimeout(this.database.ping()).then(
         () => 'up' as const,
         () => 'down' as const,
       ),

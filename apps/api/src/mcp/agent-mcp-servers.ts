@@ -20,9 +20,9 @@ import {
   DomainError,
   GetAgentToolCall,
   isTerminal,
-  presentAgentTool,
 } from '../../../../libs/domain/src/index.js';
 import type { ToolCall } from '../../../../libs/persistence/src/index.js';
+import { presentAgentTool } from '../agents/agents.presenter.js';
 import { CallEvents } from '../../../../libs/broadcast/src/index.js';
 import {
   CALL_STATUS_TOOL,

@@ -17,7 +17,7 @@ import { Answers, AnswersNoContent, Operation, Problems, QueryOf, jsonSchemaOf }
 import { pageOf } from '../common/problem.schemas.js';
 import { ConfirmQuerySchema, ListQuerySchema, encodeCursor, pageRequest } from '../common/pagination.schemas.js';
 import { ZodValidationPipe } from '../common/zod-validation.pipe.js';
-import { presentInstallation, presentToolInstance } from './projects.presenter.js';
+import { presentInstallableTool, presentInstallation, presentToolInstance } from './projects.presenter.js';
 import {
   ConfiguratorLaunchResponseSchema,
   ConfiguratorLaunchSchema,
@@ -97,7 +97,11 @@ export class ProjectsController {
     @Param('installation_id') installationId: string,
     @Query(new ZodValidationPipe(LanguageQuerySchema)) query: z.output<typeof LanguageQuerySchema>,
   ) {
-    return { data: await this.listInstallableTools.execute(projectId, installationId, query.lang) };
+    return {
+      data: (await this.listInstallableTools.execute(projectId, installationId, query.lang)).map(
+        presentInstallableTool,
+      ),
+    };
   }
 
   @Post('agents/:agent_id/tool-instances')

@@ -1,4 +1,4 @@
-import { type LaunchContext, instanceStatus } from '../../../../libs/domain/src/index.js';
+import { type InstallableTool, type LaunchContext, instanceStatus } from '../../../../libs/domain/src/index.js';
 import type { InstallationWithApp, ToolInstance } from '../../../../libs/persistence/src/index.js';
 
 export function presentInstallation(installation: InstallationWithApp) {
@@ -8,6 +8,21 @@ export function presentInstallation(installation: InstallationWithApp) {
     app_id: installation.appId,
     app: { name: installation.app.name, display_name: installation.app.displayName },
     created_at: installation.createdAt.toISOString(),
+  };
+}
+
+/** A tool a project can add, texts in the language asked for. */
+export function presentInstallableTool(tool: InstallableTool) {
+  return {
+    name: tool.name,
+    kind: tool.kind,
+    title: tool.title,
+    description: tool.description,
+    response_description: tool.responseDescription,
+    configurable: tool.configurable,
+    allow_multiple: tool.allowMultiple,
+    execution_mode: tool.executionMode,
+    parameters: tool.parameters,
   };
 }
 

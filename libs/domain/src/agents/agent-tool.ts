@@ -1,10 +1,5 @@
 import type { AgentToolInstance, McpToolSnapshot } from '../../../persistence/src/index.js';
-import {
-  type EffectiveParameter,
-  type ConfiguredParameter,
-  effectiveParameters,
-  parametersJsonSchema,
-} from '../calls/tool-arguments.js';
+import { type EffectiveParameter, type ConfiguredParameter, effectiveParameters } from '../calls/tool-arguments.js';
 import { instanceStatus } from '../instances/tool-instance.js';
 import { agentFacingBaseName, resolveAgentFacingNames } from '../naming.js';
 import { httpToolFromRow, type HttpToolRecord } from '../tools/http-tool-record.js';
@@ -68,15 +63,4 @@ function refusalOf(instance: AgentToolInstance, mcp: McpToolSnapshot | null): st
   }
   if (status === 'needs_private_data') return 'this tool needs its private data first: open its configurator';
   return null;
-}
-
-/** What `GET /v1/agents/{agent_id}/tools` shows for a callable tool. */
-export function presentAgentTool(tool: AgentTool) {
-  return {
-    name: tool.name,
-    description: tool.description,
-    parameters: tool.mcp ? (tool.mcp.inputSchema as Record<string, unknown>) : parametersJsonSchema(tool.parameters),
-    tool_instance_id: tool.instance.id,
-    execution_mode: tool.tool?.execution_mode ?? 'instant',
-  };
 }

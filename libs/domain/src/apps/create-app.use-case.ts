@@ -21,9 +21,8 @@ export class CreateApp {
   async execute(developerId: string, input: CreateAppInput): Promise<{ app: App; webhookSecret: string }> {
     const webhookSecret = generateWebhookSecret();
     try {
-      const app = await this.apps.create({
+      const app = await this.apps.create(developerId, {
         id: newId('app'),
-        developerId,
         name: input.name,
         displayName: input.display_name,
         webhookSecretEnc: await this.secrets.encrypt(webhookSecret),

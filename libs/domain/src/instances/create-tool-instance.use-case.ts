@@ -51,16 +51,14 @@ export class CreateToolInstance {
     assertNoProblems(configuredParameterProblems(tool.parameters, input.configured_parameters ?? []));
     if (
       !tool.allowMultiple &&
-      (await this.instances.countForAgentTool(agentId, input.installation_id, input.tool_name)) > 0
+      (await this.instances.countForAgentTool(projectId, agentId, input.installation_id, input.tool_name)) > 0
     ) {
       throw DomainError.conflict(
         `The agent already has tool "${input.tool_name}", which does not allow multiple instances: edit that instance instead.`,
       );
     }
-    const created = await this.instances.create({
+    const created = await this.instances.create(projectId, agentId, {
       id: newId('ti'),
-      projectId,
-      agentId,
       installationId: input.installation_id,
       appId: app.id,
       toolKind: tool.kind,

@@ -11,9 +11,8 @@ export class DeleteToolInstance {
   ) {}
 
   async execute(projectId: string, agentId: string, instanceId: string): Promise<void> {
-    const instance = await this.instances.get(projectId, agentId, instanceId);
-    if (!instance) throw DomainError.notFound(`Tool instance "${instanceId}"`);
-    await this.instances.delete(instanceId);
+    if (!(await this.instances.delete(projectId, agentId, instanceId)))
+      throw DomainError.notFound(`Tool instance "${instanceId}"`);
     await this.toolsets.invalidateAgent({ projectId, agentId });
   }
 }

@@ -32,7 +32,7 @@ export class UpdateToolInstance {
     if (input.configured_parameters)
       assertNoProblems(configuredParameterProblems(tool?.parameters ?? [], input.configured_parameters));
     const action = input.private_data_action ?? 'preserve';
-    const updated = await this.instances.update(instanceId, {
+    const updated = await this.instances.update(projectId, agentId, instanceId, {
       title: input.title,
       configuration: input.configuration as object | undefined,
       configuredParameters: input.configured_parameters,
@@ -41,6 +41,7 @@ export class UpdateToolInstance {
       ...(action === 'replace' ? { privateDataEnc: await this.secrets.encryptJson(input.private_data) } : {}),
       ...(action === 'clear' ? { privateDataEnc: null } : {}),
     });
+    if (!updated) throw DomainError.notFound(`Tool instance "${instanceId}"`);
     await this.toolsets.invalidateAgent({ projectId, agentId });
     return updated;
   }

@@ -60,11 +60,9 @@ export class CreateConfiguratorLaunch {
     }
     const launchCode = randomBytes(32).toString('base64url');
     const expiresAt = new Date(now.getTime() + LAUNCH_CODE_TTL_MS);
-    await this.launchCodes.create({
+    await this.launchCodes.create(projectId, agentId, {
       codeHash: hashCode(launchCode),
       appId: app.id,
-      projectId,
-      agentId,
       installationId: input.installation_id,
       toolName: input.tool_name,
       instanceId: input.instance_id ?? null,

@@ -31,7 +31,7 @@ export class ExchangeLaunchCode {
 
   async execute(developerId: string, appId: string, launchCode: string, now = new Date()): Promise<LaunchContext> {
     await this.findOwnedApp.execute(developerId, appId);
-    const launch = await this.launchCodes.consume(hashCode(launchCode), appId, now);
+    const launch = await this.launchCodes.consume(developerId, appId, hashCode(launchCode), now);
     if (!launch) throw DomainError.notFound('Launch code (unknown, already used or older than 10 minutes)');
     const toolRow = await this.httpTools.getByName(appId, launch.toolName);
     const instance = launch.instanceId

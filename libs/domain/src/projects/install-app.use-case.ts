@@ -18,7 +18,7 @@ export class InstallApp {
   async execute(projectId: string, appId: string): Promise<InstallationWithApp> {
     if (!(await this.apps.exists(appId))) throw DomainError.notFound(`App "${appId}"`);
     try {
-      return await this.installations.create(newId('inst'), projectId, appId);
+      return await this.installations.create(projectId, newId('inst'), appId);
     } catch (error) {
       if (isUniqueViolation(error)) throw DomainError.conflict(`App "${appId}" is already installed in this project.`);
       throw error;

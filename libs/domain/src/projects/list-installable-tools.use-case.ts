@@ -9,10 +9,10 @@ export interface InstallableTool {
   kind: 'http' | 'mcp';
   title: string;
   description: string;
-  response_description: string | null;
+  responseDescription: string | null;
   configurable: boolean;
-  allow_multiple: boolean;
-  execution_mode: string;
+  allowMultiple: boolean;
+  executionMode: string;
   parameters: unknown;
 }
 
@@ -37,10 +37,10 @@ export class ListInstallableTools {
           kind: 'mcp' as const,
           title: tool.title ?? tool.name,
           description: tool.description ?? '',
-          response_description: null,
+          responseDescription: null,
           configurable: false,
-          allow_multiple: false,
-          execution_mode: 'instant',
+          allowMultiple: false,
+          executionMode: 'instant',
           parameters: tool.inputSchema,
         }));
     }
@@ -50,10 +50,10 @@ export class ListInstallableTools {
       kind: 'http' as const,
       title: tool.title[language],
       description: tool.description[language],
-      response_description: tool.response_description?.[language] ?? null,
+      responseDescription: tool.response_description?.[language] ?? null,
       configurable: tool.configurable,
-      allow_multiple: tool.allow_multiple,
-      execution_mode: tool.execution_mode,
+      allowMultiple: tool.allow_multiple,
+      executionMode: tool.execution_mode,
       parameters: tool.parameters,
     }));
   }

@@ -23,7 +23,8 @@ export class UninstallApp {
       );
     }
     const agents = await this.instances.agentsOfInstallation(installationId);
-    await this.installations.delete(installationId);
+    if (!(await this.installations.delete(projectId, installationId)))
+      throw DomainError.notFound(`Installation "${installationId}"`);
     await this.toolsets.invalidateAgents(agents);
   }
 }

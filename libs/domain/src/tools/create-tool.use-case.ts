@@ -42,8 +42,9 @@ export class CreateTool {
     assertNoProblems(toolDefinitionProblems(definition));
     const app = await this.findOwnedApp.execute(developerId, appId);
     if (definition.configurable && !app.embeddedPageUrl) throw configuratorMissing(app.name);
+    let created;
     try {
-      return httpToolFromRow(await this.tools.create(newId('tool'), appId, httpToolColumns(definition)));
+      created = await this.tools.create(developerId, appId, newId('tool'), httpToolColumns(definition));
     } catch (error) {
       if (isUniqueViolation(error)) {
         throw DomainError.conflict(
@@ -52,5 +53,7 @@ export class CreateTool {
       }
       throw error;
     }
+    if (!created) throw DomainError.notFound(`App "${appId}"`);
+    return httpToolFromRow(created);
   }
 }

@@ -22,7 +22,7 @@ export class DeleteTool {
       );
     }
     const agents = await this.instances.agentsOfApp(appId);
-    await this.tools.delete(toolId);
+    if (!(await this.tools.delete(developerId, appId, toolId))) throw DomainError.notFound(`Tool "${toolId}"`);
     await this.toolsets.invalidateAgents(agents);
   }
 }

@@ -56,8 +56,9 @@ export class UpdateTool {
         );
       }
     }
-    const updated = httpToolFromRow(await this.tools.update(toolId, httpToolColumns(merged)));
+    const updated = await this.tools.update(developerId, appId, toolId, httpToolColumns(merged));
+    if (!updated) throw DomainError.notFound(`Tool "${toolId}"`);
     await this.toolsets.invalidateApp(appId);
-    return updated;
+    return httpToolFromRow(updated);
   }
 }

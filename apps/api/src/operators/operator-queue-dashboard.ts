@@ -3,13 +3,14 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ENV, type Env } from '../../../../../libs/config/src/index.js';
-import { DomainError } from '../../../../../libs/domain/src/index.js';
-import { DeliveryQueue } from '../../../../../libs/queue/src/index.js';
-import { problem } from '../../common/problem-details.filter.js';
-import { TokenVerifier } from '../../common/token-verifier.js';
+import { ENV, type Env } from '../../../../libs/config/src/index.js';
+import { DomainError } from '../../../../libs/domain/src/index.js';
+import { DeliveryQueue } from '../../../../libs/queue/src/index.js';
+import { problem } from '../common/problem-details.filter.js';
+import { TokenVerifier } from '../common/token-verifier.js';
 
-export const DASHBOARD_PATH = '/admin/queues';
+/** The operator's queue dashboard; the developers' routes live under /v1/apps (apps/api/src/developers/). */
+export const OPERATOR_DASHBOARD_PATH = '/admin/queues';
 const COOKIE = 'toolgate_operator';
 
 function cookieToken(header: string | undefined): string | undefined {
@@ -21,15 +22,15 @@ function cookieToken(header: string | undefined): string | undefined {
 }
 
 /**
- * The BullMQ dashboard at /admin/queues, for operator tokens only. A browser opens
+ * The operator's BullMQ dashboard at /admin/queues, for operator tokens only. A browser opens
  * `/admin/queues?token=<operator JWT>` once: the token moves into an HttpOnly cookie scoped to
  * /admin and the URL is cleaned; API clients send `Authorization: Bearer` as everywhere else.
  */
-export async function mountQueueDashboard(app: NestFastifyApplication): Promise<void> {
+export async function mountOperatorQueueDashboard(app: NestFastifyApplication): Promise<void> {
   const env = app.get<Env>(ENV);
   const verifier = app.get(TokenVerifier);
   const serverAdapter = new FastifyAdapter();
-  serverAdapter.setBasePath(DASHBOARD_PATH);
+  serverAdapter.setBasePath(OPERATOR_DASHBOARD_PATH);
   createBullBoard({ queues: [new BullMQAdapter(app.get(DeliveryQueue).queue)], serverAdapter });
 
   const refuse = (reply: FastifyReply, status: number, code: string, detail: string) =>
@@ -60,7 +61,7 @@ export async function mountQueueDashboard(app: NestFastifyApplication): Promise<
           reply,
           401,
           'unauthenticated',
-          `${error.detail} Open ${DASHBOARD_PATH}?token=<operator token> (npm run token -- operator).`,
+          `${error.detail} Open ${OPERATOR_DASHBOARD_PATH}?token=<operator token> (npm run token -- operator).`,
         );
       }
       throw error;
@@ -71,7 +72,7 @@ export async function mountQueueDashboard(app: NestFastifyApplication): Promise<
         'Set-Cookie',
         `${COOKIE}=${fromQuery}; HttpOnly; SameSite=Strict; Path=/admin; Max-Age=43200${secure}`,
       );
-      return reply.redirect(DASHBOARD_PATH, 303);
+      return reply.redirect(OPERATOR_DASHBOARD_PATH, 303);
     }
   };
   await app.register(
@@ -79,6 +80,6 @@ export async function mountQueueDashboard(app: NestFastifyApplication): Promise<
       scope.addHook('onRequest', operatorOnly);
       await scope.register(serverAdapter.registerPlugin());
     },
-    { prefix: DASHBOARD_PATH },
+    { prefix: OPERATOR_DASHBOARD_PATH },
   );
 }

@@ -33,15 +33,21 @@ const sign = (key: CryptoKey, claims: Record<string, unknown>) =>
     .sign(key);
 
 describe('tokens verified with a JWKS URL', () => {
-  it('accepts a token signed by a key of the set and refuses others', async () => {
+  it('accepts a token signed by a key of the set', async () => {
     const good = await api.request('GET', '/v1/apps', {
       token: await sign(privateKey, { role: 'developer', sub: 'dev_jwks' }),
     });
     expect(good.status).toBe(200);
+  });
+
+  it('refuses a token signed by a key outside the set', async () => {
     const forged = await api.request('GET', '/v1/apps', {
       token: await sign(otherKey, { role: 'developer', sub: 'dev_jwks' }),
     });
     expect(forged.status).toBe(401);
+  });
+
+  it('refuses an HS256 token signed with a shared secret', async () => {
     const hs256 = await new SignJWT({ role: 'developer', sub: 'd' })
       .setProtectedHeader({ alg: 'HS256' })
       .setAudience('toolgate')

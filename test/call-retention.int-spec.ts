@@ -1,6 +1,7 @@
 // The worker prunes finished calls older than CALL_RETENTION_DAYS, with their attempts, in batches; active calls stay.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentWithTools, httpTool } from './support/fixtures.js';
+import { eventually } from './support/eventually.js';
+import { agentFacingName, agentWithTools, httpTool } from './support/fixtures.js';
 import { type TestStack, startTestStack } from './support/test-stack.js';
 import { WebhookHandler } from './support/webhook-handler.js';
 
@@ -32,11 +33,10 @@ describe('call retention', () => {
       }),
     ]);
     handler.secrets = [ctx.app.webhook_secret];
-    const prefix = ctx.app.name.replace(/-/g, '_');
     const call = async (tool: string) => {
       const response = await stack.api.request('POST', `${ctx.base}/tool-calls`, {
         token: ctx.agent,
-        body: { tool: `${prefix}_${tool}`, dialog_id: 'd', arguments: { customer_id: 'c' } },
+        body: { tool: agentFacingName(ctx.app, tool), dialog_id: 'd', arguments: { customer_id: 'c' } },
       });
       expect(response.status, JSON.stringify(response.body)).toBeLessThan(300);
       return response.body.call_id as string;
@@ -86,9 +86,7 @@ describe('call retention', () => {
     expect(await oldAttempts()).toBe(OLD_SYNTHETIC + 1);
 
     await stack.startWorker();
-    const until = Date.now() + 15_000;
-    while ((await count(oldIds)) > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(await count(oldIds)).toBe(0);
+    await eventually(async () => expect(await count(oldIds)).toBe(0), { intervalMs: 100 });
     expect(await oldAttempts()).toBe(0);
     await new Promise((resolve) => setTimeout(resolve, 600)); // a few more purge runs
 

@@ -5,13 +5,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { buildDist } from './support/processes.js';
+import { requireDist } from './support/processes.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 describe('npm run demo', () => {
   it('starts Toolgate and the example handler, runs every step, exits 0 and stops what it started', async () => {
-    buildDist();
+    requireDist();
     const child = spawn(process.execPath, ['dist/scripts/demo.js'], {
       cwd: root,
       env: { PATH: process.env.PATH ?? '' },

@@ -1,6 +1,7 @@
 // The worker purges what has expired, in small batches: idempotency keys and configurator launch codes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentWithTools, httpTool } from './support/fixtures.js';
+import { eventually } from './support/eventually.js';
+import { agentFacingName, agentWithTools, httpTool } from './support/fixtures.js';
 import { type TestStack, startTestStack } from './support/test-stack.js';
 import { WebhookHandler } from './support/webhook-handler.js';
 
@@ -24,7 +25,7 @@ describe('the worker', () => {
       stack.api.request('POST', `${ctx.base}/tool-calls`, {
         token: ctx.agent,
         body: {
-          tool: `${ctx.app.name.replace(/-/g, '_')}_find_customer`,
+          tool: agentFacingName(ctx.app),
           dialog_id: 'd',
           arguments: { customer_id: 'c' },
         },
@@ -55,12 +56,13 @@ describe('the worker', () => {
     expect(await count('launch_codes')).toBe(1201);
 
     await stack.startWorker();
-    const until = Date.now() + 15_000;
-    while ((await count('idempotency_keys')) + (await count('launch_codes')) > 0 && Date.now() < until) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(await count('idempotency_keys')).toBe(0);
-    expect(await count('launch_codes')).toBe(0);
+    await eventually(
+      async () => {
+        expect(await count('idempotency_keys')).toBe(0);
+        expect(await count('launch_codes')).toBe(0);
+      },
+      { intervalMs: 100 },
+    );
 
     const live = await call('live-1');
     expect(live.headers.get('idempotent-replayed')).toBe('true');

@@ -7,7 +7,8 @@
 // FUZZ_DUMP=1 prints every request, FUZZ_LOG_LEVEL=error shows the server's error logs.
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { agentWithTools, httpTool } from './support/fixtures.js';
+import { eventually } from './support/eventually.js';
+import { agentFacingName, agentWithTools, httpTool } from './support/fixtures.js';
 import {
   type KnownFields,
   type RawBody,
@@ -94,7 +95,7 @@ beforeAll(async () => {
     ['alpha', 'beta'],
   ];
   const agentToolNames = [
-    toolNames[0].map((name) => `${http.app.name.replace(/-/g, '_')}_${name}`),
+    toolNames[0].map((name) => agentFacingName(http.app, name)),
     toolNames[1].map((name) => `${mcp.prefix}${name}`),
   ];
   const callIds: string[][] = [[], []];
@@ -402,8 +403,8 @@ it('answers generated hostile requests to every route without a 5xx, and leaves 
   expect((await stack.api.request('GET', '/health/ready')).status).toBe(200);
   const inProgress = async () =>
     stack.api.sql(`SELECT id, status FROM tool_calls WHERE status IN ('queued', 'in_progress')`);
-  const deadline = Date.now() + 20_000;
-  while ((await inProgress()).length > 0 && Date.now() < deadline)
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  expect(await inProgress(), `FUZZ_SEED=${SEED}`).toEqual([]);
+  await eventually(async () => expect(await inProgress(), `FUZZ_SEED=${SEED}`).toEqual([]), {
+    timeoutMs: 20_000,
+    intervalMs: 200,
+  });
 }, 120_000);

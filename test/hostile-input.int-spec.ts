@@ -1,8 +1,8 @@
 // Bad bytes in requests (NUL, unpaired surrogates, Infinity, unsafe integers, deep nesting, invalid
 // UTF-8) get a 4xx that names the field, on REST and on the agent MCP endpoint; nothing is stored.
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentWithTools, httpTool } from './support/fixtures.js';
+import { agentFacingName, agentWithTools, httpTool } from './support/fixtures.js';
+import { connectAgentMcp } from './support/mcp-clients.js';
 import { type TestApi, startTestApi } from './support/test-api.js';
 import { developerToken, signToken } from './support/tokens.js';
 import { WebhookHandler } from './support/webhook-handler.js';
@@ -17,7 +17,7 @@ beforeAll(async () => {
   api = await startTestApi();
   ctx = await agentWithTools(api, [httpTool({ handler_url: handler.url('/hostile') })]);
   handler.secrets = [ctx.app.webhook_secret];
-  tool = `${ctx.app.name.replace(/-/g, '_')}_find_customer`;
+  tool = agentFacingName(ctx.app);
 }, 60_000);
 afterAll(async () => {
   await api?.close();
@@ -149,15 +149,7 @@ describe('a path or query', () => {
 });
 
 describe('the agent MCP endpoint', () => {
-  async function connect() {
-    const client = new Client({ name: 'hostile', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${api.baseUrl}${ctx.base}/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${ctx.agent}` } },
-      }),
-    );
-    return client;
-  }
+  const connect = () => connectAgentMcp(api, 'v2', ctx.agentId, ctx.agent);
 
   it('answers tools/call arguments holding NUL with a JSON-RPC error naming the field, and makes no call', async () => {
     const before = await callCount();

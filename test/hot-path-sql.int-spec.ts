@@ -7,7 +7,8 @@ import {
   ToolCallsRepository,
   ToolInstancesRepository,
 } from '../libs/persistence/src/index.js';
-import { agentWithTools, httpTool } from './support/fixtures.js';
+import { eventually } from './support/eventually.js';
+import { agentFacingName, agentWithTools, httpTool } from './support/fixtures.js';
 import { type TestStack, startTestStack } from './support/test-stack.js';
 import { WebhookHandler } from './support/webhook-handler.js';
 
@@ -24,14 +25,6 @@ afterAll(async () => {
   await handler.stop();
 });
 
-async function waitFor(predicate: () => Promise<boolean>, timeoutMs = 15_000) {
-  const until = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > until) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 /** A wait call that failed once (503) then succeeded: every column of its row is set. */
 async function deliveredCall() {
   const path = `/hook/${Math.random().toString(36).slice(2)}`;
@@ -45,7 +38,7 @@ async function deliveredCall() {
   handler.secrets = [ctx.app.webhook_secret];
   const found = { status: 200, body: '{"found":[1,"ü",null]}', headers: { 'content-type': 'application/json' } };
   handler.on(path, ({ attempt }) => (attempt < 2 ? { status: 503, body: 'busy' } : found));
-  const tool = `${ctx.app.name.replace(/-/g, '_')}_find_customer`;
+  const tool = agentFacingName(ctx.app);
   const accepted = await stack.api.request('POST', `${ctx.base}/tool-calls`, {
     token: ctx.agent,
     body: { tool, dialog_id: 'd1', lead_id: 'l1', arguments: { customer_id: 'c1', with_orders: true } },
@@ -53,9 +46,8 @@ async function deliveredCall() {
   expect(accepted.status, JSON.stringify(accepted.body)).toBe(202);
   const callId = accepted.body.call_id as string;
   const [instance] = ctx.instances as { id: string }[];
-  await waitFor(
-    async () =>
-      (await stack.api.sql('SELECT status FROM tool_calls WHERE id = $1', [callId]))[0].status === 'succeeded',
+  await eventually(async () =>
+    expect((await stack.api.sql('SELECT status FROM tool_calls WHERE id = $1', [callId]))[0].status).toBe('succeeded'),
   );
   return { ...ctx, callId, instanceId: instance.id };
 }

@@ -2,7 +2,8 @@
 // and a first answer too large to keep is replayed as where to read the call.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../scripts/local-services.js';
-import { agentWithTools, httpTool } from './support/fixtures.js';
+import { eventually } from './support/eventually.js';
+import { agentFacingName, agentWithTools, httpTool } from './support/fixtures.js';
 import { type AppProcess, type ProcessFixture, processFixture, startAppProcess } from './support/processes.js';
 import { type TestApi, requester, startTestApi } from './support/test-api.js';
 import { WebhookHandler } from './support/webhook-handler.js';
@@ -22,7 +23,7 @@ beforeAll(async () => {
     { REDIS_URL: fixture.redisUrl, IDEMPOTENCY_LEASE_S: String(LEASE_S) },
     { databaseUrl, schema: new URL(databaseUrl).searchParams.get('schema')! },
   );
-}, 120_000);
+});
 afterAll(async () => {
   for (const p of processes) await p.kill('SIGKILL');
   await api?.close();
@@ -34,7 +35,7 @@ async function instantAgent(path: string) {
   const ctx = await agentWithTools(api, [httpTool({ handler_url: handler.url(path) })]);
   handler.secrets = [ctx.app.webhook_secret];
   const body = {
-    tool: `${ctx.app.name.replace(/-/g, '_')}_find_customer`,
+    tool: agentFacingName(ctx.app),
     dialog_id: 'd1',
     arguments: { customer_id: 'c1' },
   };
@@ -61,9 +62,7 @@ describe('Idempotency-Key', () => {
       body: ctx.body,
       headers,
     }).catch((error: Error) => error);
-    const until = Date.now() + 10_000;
-    while (handler.at(path).length === 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(handler.at(path)).toHaveLength(1);
+    await eventually(() => expect(handler.at(path)).toHaveLength(1), { timeoutMs: 10_000, intervalMs: 10 });
     await doomed.kill('SIGKILL');
     expect(await lost).toBeInstanceOf(Error);
 

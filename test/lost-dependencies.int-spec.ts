@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRedis, freePort, startLocalRedis } from '../scripts/local-services.js';
 import { DATABASE_TIMEOUTS } from '../libs/persistence/src/index.js';
 import { REQUEST_COMMAND_TIMEOUT_MS } from '../libs/redis/src/index.js';
-import { agentWithTools, httpTool } from './support/fixtures.js';
+import { eventually } from './support/eventually.js';
+import { agentFacingName, agentFacingPrefix, agentWithTools, httpTool } from './support/fixtures.js';
 import { type TcpProxy, startTcpProxy } from './support/tcp-proxy.js';
 import { type TestApi, freshDatabase, startTestApi } from './support/test-api.js';
 import { type TestStack, startTestStack } from './support/test-stack.js';
@@ -28,15 +29,6 @@ async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T 
   const started = Date.now();
   const value = await work();
   return { ms: Date.now() - started, value };
-}
-
-async function until(check: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return check();
 }
 
 describe('while Redis is down', () => {
@@ -63,7 +55,7 @@ describe('while Redis is down', () => {
     const tools = [tool('wait', '5m'), tool('background', '5m'), tool('instant')];
     const ctx = await agentWithTools(stack.api, tools);
     handler.secrets = [ctx.app.webhook_secret];
-    const prefix = `${ctx.app.name.replace(/-/g, '_')}_`;
+    const prefix = agentFacingPrefix(ctx.app);
     const call = (name: string) => {
       const body = { tool: prefix + name, dialog_id: 'd', arguments: { customer_id: 'c' } };
       return stack.api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body });
@@ -113,11 +105,13 @@ describe('while Redis is down', () => {
     expect(handler.at('/redis-down/wait')).toHaveLength(0);
     await redis.restart();
     const ids = [waitCall.value.body.call_id, backgroundCall.value.body.call_id];
-    const delivered = await until(async () => {
-      const rows = await stack.api.sql('SELECT status FROM tool_calls WHERE id = ANY($1)', [ids]);
-      return rows.length === 2 && rows.every((row) => row.status === 'succeeded');
-    }, 20_000);
-    expect(delivered).toBe(true);
+    await eventually(
+      async () => {
+        const rows = await stack.api.sql('SELECT status FROM tool_calls WHERE id = ANY($1)', [ids]);
+        expect(rows.map((row) => row.status)).toEqual(['succeeded', 'succeeded']);
+      },
+      { timeoutMs: 20_000, intervalMs: 100 },
+    );
     expect(handler.at('/redis-down/wait')).toHaveLength(1);
     expect(handler.at('/redis-down/background')).toHaveLength(1);
   }, 60_000);
@@ -147,7 +141,7 @@ describe('a Redis that takes connections and never answers', () => {
       handler_url: handler.url('/redis-silent'),
     });
     const ctx = await agentWithTools(api, [background]);
-    const tool = `${ctx.app.name.replace(/-/g, '_')}_find_customer`;
+    const tool = agentFacingName(ctx.app);
     const body = { tool, dialog_id: 'd', arguments: { customer_id: 'c' } };
     expect((await api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body })).status).toBe(202);
     await proxy.set('silent');
@@ -199,7 +193,7 @@ describe('while Postgres is down', () => {
     expect(write.ms).toBeLessThan(1000);
 
     await proxy.set('up');
-    expect(await until(async () => (await listApps(dev)).status === 200, 5000)).toBe(true);
+    await eventually(async () => expect((await listApps(dev)).status).toBe(200), { timeoutMs: 5000, intervalMs: 100 });
   }, 30_000);
 
   it('answers 503 within the connection and query timeouts when Postgres stops answering', async () => {
@@ -214,7 +208,10 @@ describe('while Postgres is down', () => {
     expect(answers.ms).toBeLessThan(DATABASE_TIMEOUTS.answerMs + 3000);
 
     await proxy.set('up');
-    expect(await until(async () => (await listApps(dev)).status === 200, 10_000)).toBe(true);
+    await eventually(async () => expect((await listApps(dev)).status).toBe(200), {
+      timeoutMs: 10_000,
+      intervalMs: 100,
+    });
   }, 40_000);
 });
 

@@ -1,7 +1,7 @@
 // What operators see: Prometheus metrics of the API and the worker, with labels of bounded cardinality.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MetricsServer } from '../apps/worker/src/metrics-server.js';
-import { agentWithTools, httpTool } from './support/fixtures.js';
+import { agentFacingPrefix, agentWithTools, httpTool } from './support/fixtures.js';
 import { type TestStack, startTestStack } from './support/test-stack.js';
 import { WebhookHandler } from './support/webhook-handler.js';
 
@@ -31,7 +31,7 @@ describe('metrics', () => {
     ]);
     handler.secrets = [ctx.app.webhook_secret];
     handler.on('/flaky', ({ attempt }) => (attempt === 1 ? { status: 503 } : { status: 200, body: 'ok' }));
-    const prefix = `${ctx.app.name.replace(/-/g, '_')}_`;
+    const prefix = agentFacingPrefix(ctx.app);
     await stack.api.request('POST', `${ctx.base}/tool-calls`, {
       token: ctx.agent,
       body: { tool: `${prefix}find_customer`, dialog_id: 'd', arguments: { customer_id: 'c' } },

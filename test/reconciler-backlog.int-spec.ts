@@ -3,7 +3,8 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalService, startLocalRedis } from '../scripts/local-services.js';
-import { agentWithTools, httpTool } from './support/fixtures.js';
+import { eventually } from './support/eventually.js';
+import { agentFacingName, agentWithTools, httpTool } from './support/fixtures.js';
 import { type TestStack, startTestStack } from './support/test-stack.js';
 import { WebhookHandler } from './support/webhook-handler.js';
 
@@ -39,7 +40,7 @@ describe('the reconciler', () => {
     handler.on('/backlog/hanging', () => ({ status: 200, hang: true }));
     const call = async (ctx: typeof hanging) => {
       const body = {
-        tool: `${ctx.app.name.replace(/-/g, '_')}_find_customer`,
+        tool: agentFacingName(ctx.app),
         dialog_id: 'd',
         arguments: { customer_id: 'c' },
       };
@@ -73,10 +74,10 @@ describe('the reconciler', () => {
 
     // The worker's first reconciler run starts with it; the second follows one interval later.
     await stack.startWorker();
-    const started = Date.now();
-    while (handler.at('/backlog/other').length === 0 && Date.now() - started < 2 * RECONCILE_INTERVAL_MS + 1000) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await eventually(() => expect(handler.at('/backlog/other').length).toBeGreaterThan(0), {
+      timeoutMs: 2 * RECONCILE_INTERVAL_MS + 1000,
+      intervalMs: 50,
+    });
     const [{ event_id: eventId }] = await stack.api.sql('SELECT event_id FROM tool_calls WHERE id = $1', [lost]);
     expect(handler.at('/backlog/other').map((r) => r.event.event_id)).toEqual([eventId]);
   }, 60_000);

@@ -3,7 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { freePort } from '../scripts/local-services.js';
-import { agentWithTools, httpTool } from './support/fixtures.js';
+import { eventually } from './support/eventually.js';
+import { agentFacingName, agentWithTools, httpTool } from './support/fixtures.js';
 import { type AppProcess, type ProcessFixture, processFixture, startAppProcess } from './support/processes.js';
 import { requester } from './support/test-api.js';
 import { WebhookHandler } from './support/webhook-handler.js';
@@ -33,7 +34,7 @@ beforeAll(async () => {
   await api.waitForOutput(/Toolgate API on/);
   await worker.waitForOutput(/Toolgate worker started/);
   request = requester(`http://127.0.0.1:${port}`);
-}, 120_000);
+});
 
 afterAll(async () => {
   await worker?.kill('SIGTERM');
@@ -42,19 +43,21 @@ afterAll(async () => {
   await fixture?.stop();
 });
 
+/** The calls' statuses, once every one has ended. */
 async function callsEnded(ids: string[], timeoutMs: number): Promise<Record<string, string>> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const { rows } = await db.query<{ id: string; status: string }>(
-      'SELECT id, status FROM tool_calls WHERE id = ANY($1)',
-      [ids],
-    );
-    const statuses = Object.fromEntries(rows.map((r) => [r.id, r.status]));
-    if (rows.length === ids.length && rows.every((r) => ['succeeded', 'failed', 'cancelled'].includes(r.status)))
+  return eventually(
+    async () => {
+      const { rows } = await db.query<{ id: string; status: string }>(
+        'SELECT id, status FROM tool_calls WHERE id = ANY($1)',
+        [ids],
+      );
+      const statuses = Object.fromEntries(rows.map((r) => [r.id, r.status]));
+      expect(Object.keys(statuses).sort(), 'every call is stored').toEqual([...ids].sort());
+      for (const status of rows.map((r) => r.status)) expect(status).toBeOneOf(['succeeded', 'failed', 'cancelled']);
       return statuses;
-    if (Date.now() > until) return statuses;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+    },
+    { timeoutMs, intervalMs: 200 },
+  );
 }
 
 async function setup(toolOverrides: Record<string, unknown>) {
@@ -67,7 +70,7 @@ async function setup(toolOverrides: Record<string, unknown>) {
     },
   );
   handler.secrets = [ctx.app.webhook_secret];
-  const toolName = `${ctx.app.name.replace(/-/g, '_')}_find_customer`;
+  const toolName = agentFacingName(ctx.app);
   const call = async () => {
     const response = await request('POST', `${ctx.base}/tool-calls`, {
       token: ctx.agent,
@@ -86,12 +89,12 @@ describe('a worker killed while attempts are in flight', () => {
     handler.on(ctx.path, ({ attempt }) =>
       attempt === 1 ? { status: 200, body: 'late', delayMs: 3000 } : { status: 200, body: 'ok' },
     );
-    const ids = [];
+    const ids: string[] = [];
     for (let i = 0; i < 20; i += 1) ids.push(await ctx.call());
-    const until = Date.now() + 10_000;
-    while (handler.at(ctx.path).length < 10 && Date.now() < until)
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(handler.at(ctx.path).length).toBeGreaterThanOrEqual(10);
+    await eventually(() => expect(handler.at(ctx.path).length).toBeGreaterThanOrEqual(10), {
+      timeoutMs: 10_000,
+      intervalMs: 20,
+    });
     outputs.push(worker.output());
     await worker.kill('SIGKILL');
 
@@ -111,22 +114,23 @@ describe('Redis restarting empty', () => {
     const ctx = await setup({ execution_mode: 'background', retry_window: '5m' });
     // Attempt 1 fails; attempt 2 is due 3 s later (15 s × 0.2): Redis is emptied in between.
     handler.on(ctx.path, ({ attempt }) => (attempt === 1 ? { status: 503 } : { status: 200, body: 'ok' }));
-    const ids = [];
+    const ids: string[] = [];
     for (let i = 0; i < 10; i += 1) ids.push(await ctx.call());
-    const until = Date.now() + 10_000;
-    while (handler.at(ctx.path).length < 10 && Date.now() < until)
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    await eventually(() => expect(handler.at(ctx.path).length).toBeGreaterThanOrEqual(10), {
+      timeoutMs: 10_000,
+      intervalMs: 20,
+    });
     // Wait until every first attempt is recorded and the second one is waiting in Redis.
-    let waiting = 0;
-    for (let i = 0; i < 100 && waiting < 10; i += 1) {
-      const { rows } = await db.query(
-        "SELECT count(*)::int AS n FROM tool_calls WHERE id = ANY($1) AND status = 'queued' AND next_attempt_n = 2",
-        [ids],
-      );
-      waiting = rows[0].n;
-      if (waiting < 10) await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    expect(waiting).toBe(10);
+    await eventually(
+      async () => {
+        const { rows } = await db.query(
+          "SELECT count(*)::int AS n FROM tool_calls WHERE id = ANY($1) AND status = 'queued' AND next_attempt_n = 2",
+          [ids],
+        );
+        expect(rows[0].n).toBe(10);
+      },
+      { timeoutMs: 4000, intervalMs: 20 },
+    );
     const client = new Redis(fixture.redisUrl);
     expect(await client.dbsize()).toBeGreaterThan(0);
     await client.flushall();
@@ -147,9 +151,10 @@ describe('secrets', () => {
     handler.on(ctx.path, ({ attempt }) => (attempt === 1 ? { status: 500 } : { status: 200, body: 'ok' }));
     const id = await ctx.call();
     // Scan while the second attempt is still waiting in Redis.
-    const until = Date.now() + 5000;
-    while (handler.at(ctx.path).length < 1 && Date.now() < until)
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    await eventually(() => expect(handler.at(ctx.path).length).toBeGreaterThanOrEqual(1), {
+      timeoutMs: 5000,
+      intervalMs: 20,
+    });
     expect(handler.at(ctx.path)[0].event.private_data).toEqual({ token: PRIVATE_VALUE });
 
     const client = new Redis(fixture.redisUrl);

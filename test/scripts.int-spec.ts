@@ -8,13 +8,13 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { DEVELOPMENT_JWT_SECRET } from '../libs/config/src/index.js';
 import { applyLocalMode, startEmbeddedPostgres } from '../scripts/local-services.js';
-import { buildDist } from './support/processes.js';
+import { requireDist } from './support/processes.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 describe('npm run token', () => {
   it('prints only a token, signed with the development secret, without rebuilding a fresh build', async () => {
-    buildDist();
+    requireDist();
     const run = spawnSync(
       process.execPath,
       ['scripts/run-built.mjs', 'token', 'agent', '--project', 'p1', '--agent', 'a1'],
@@ -30,7 +30,7 @@ describe('npm run token', () => {
     expect(token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
     await jwtVerify(token, new TextEncoder().encode(DEVELOPMENT_JWT_SECRET), { audience: 'toolgate' });
     expect(decodeJwt(token)).toMatchObject({ role: 'agent', project_id: 'p1', agent_id: 'a1' });
-  }, 120_000); // buildDist compiles the whole project
+  });
 });
 
 describe('npm start local mode', () => {

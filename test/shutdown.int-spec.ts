@@ -1,7 +1,8 @@
 // SIGTERM loses nothing: the API finishes the requests in flight, the worker its attempts in flight.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../scripts/local-services.js';
-import { agentWithTools, httpTool } from './support/fixtures.js';
+import { eventually } from './support/eventually.js';
+import { agentFacingName, agentWithTools, httpTool } from './support/fixtures.js';
 import { type AppProcess, type ProcessFixture, processFixture, startAppProcess } from './support/processes.js';
 import { requester } from './support/test-api.js';
 import { WebhookHandler } from './support/webhook-handler.js';
@@ -16,7 +17,7 @@ beforeAll(async () => {
   fixture = await processFixture({ LOG_LEVEL: 'info' });
   ({ env, db } = fixture);
   handler = await new WebhookHandler().start();
-}, 120_000);
+});
 
 afterAll(async () => {
   for (const p of processes) await p.kill('SIGKILL');
@@ -46,12 +47,12 @@ describe('SIGTERM', () => {
     const pending = request('POST', `${ctx.base}/tool-calls`, {
       token: ctx.agent,
       body: {
-        tool: `${ctx.app.name.replace(/-/g, '_')}_find_customer`,
+        tool: agentFacingName(ctx.app),
         dialog_id: 'd',
         arguments: { customer_id: 'c' },
       },
     });
-    while (handler.at('/slow-instant').length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await eventually(() => expect(handler.at('/slow-instant').length).toBeGreaterThan(0), { intervalMs: 10 });
     const exited = new Promise<number | null>((resolve) => api.child.once('exit', (code) => resolve(code)));
     api.child.kill('SIGTERM');
     const response = await pending;
@@ -76,14 +77,14 @@ describe('SIGTERM', () => {
       const accepted = await request('POST', `${ctx.base}/tool-calls`, {
         token: ctx.agent,
         body: {
-          tool: `${ctx.app.name.replace(/-/g, '_')}_find_customer`,
+          tool: agentFacingName(ctx.app),
           dialog_id: 'd',
           arguments: { customer_id: 'c' },
         },
       });
       ids.push(accepted.body.call_id);
     }
-    while (handler.at('/slow-queued').length < 5) await new Promise((resolve) => setTimeout(resolve, 10));
+    await eventually(() => expect(handler.at('/slow-queued').length).toBeGreaterThanOrEqual(5), { intervalMs: 10 });
     const exited = new Promise<number | null>((resolve) => worker.child.once('exit', (code) => resolve(code)));
     worker.child.kill('SIGTERM');
     expect(await exited).toBe(0);

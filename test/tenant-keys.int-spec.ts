@@ -3,7 +3,8 @@
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentWithTools, giveAppToAgent, httpTool } from './support/fixtures.js';
+import { eventually } from './support/eventually.js';
+import { agentFacingName, agentFacingPrefix, agentWithTools, giveAppToAgent, httpTool } from './support/fixtures.js';
 import { mcpAgent } from './support/mcp-fixtures.js';
 import { type SessionEchoServer, startSessionEchoServer } from './support/mcp-servers.js';
 import { type TestStack, startTestStack } from './support/test-stack.js';
@@ -39,15 +40,7 @@ async function twoProjects(tools: Record<string, unknown>[]) {
   );
   expect(second.agentId).toBe(first.agentId);
   expect(second.projectId).not.toBe(first.projectId);
-  return { first, second, prefix: `${first.app.name.replace(/-/g, '_')}_` };
-}
-
-async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = 10_000) {
-  const until = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > until) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  return { first, second, prefix: agentFacingPrefix(first.app) };
 }
 
 describe('two projects whose agents share an id', () => {
@@ -104,7 +97,7 @@ describe('two projects whose agents share an id', () => {
         timeout: 30_000,
       });
       pending.catch(() => undefined);
-      await waitFor(() => handler.at(path).length >= 1);
+      await eventually(() => expect(handler.at(path).length).toBeGreaterThanOrEqual(1), { timeoutMs: 10_000 });
       const eventId = handler.at(path)[0].event.event_id;
       expect(callIds).toHaveLength(1);
 
@@ -126,7 +119,7 @@ describe('two projects whose agents share an id', () => {
       await new Promise((resolve) => setTimeout(resolve, 1000));
       const [row] = await stack.api.sql('SELECT status FROM tool_calls WHERE event_id = $1', [eventId]);
       expect(row.status).not.toBe('cancelled');
-      await waitFor(() => handler.forEvent(eventId).length >= 2);
+      await eventually(() => expect(handler.forEvent(eventId).length).toBeGreaterThanOrEqual(2), { timeoutMs: 10_000 });
     } finally {
       abort.abort();
       await client.close();
@@ -141,8 +134,8 @@ describe('two projects whose agents share an id', () => {
         (t) => t.name,
       );
     for (let i = 0; i < 2; i += 1) {
-      expect(await names(alpha)).toEqual([`${alpha.app.name.replace(/-/g, '_')}_alpha`]);
-      expect(await names(beta)).toEqual([`${beta.app.name.replace(/-/g, '_')}_beta`]);
+      expect(await names(alpha)).toEqual([agentFacingName(alpha.app, 'alpha')]);
+      expect(await names(beta)).toEqual([agentFacingName(beta.app, 'beta')]);
     }
     const { first, second } = await twoProjects([httpTool({ name: 'gamma' })]);
     const extra = await agentWithTools(stack.api, [httpTool({ name: 'delta' })], {

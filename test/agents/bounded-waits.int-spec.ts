@@ -1,9 +1,10 @@
 // Waiting is bounded: long-polls and MCP `wait` calls wake on the call's event (not a Postgres read
 // every second), and each agent of a project has at most AGENT_MAX_CONCURRENT_WAITS open per replica.
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ToolCallsRepository } from '../../libs/persistence/src/index.js';
-import { agentWithTools, giveAppToAgent, httpTool } from '../support/fixtures.js';
+import { eventually } from '../support/eventually.js';
+import { agentFacingName, agentWithTools, giveAppToAgent, httpTool } from '../support/fixtures.js';
+import { connectAgentMcp } from '../support/mcp-clients.js';
 import { type TestStack, startTestStack } from '../support/test-stack.js';
 import { WebhookHandler } from '../support/webhook-handler.js';
 
@@ -28,7 +29,7 @@ async function waitAgent(path: string) {
     httpTool({ handler_url: handler.url(path), execution_mode: 'wait', retry_window: '5m' }),
   ]);
   handler.secrets = [ctx.app.webhook_secret];
-  const toolName = `${ctx.app.name.replace(/-/g, '_')}_find_customer`;
+  const toolName = agentFacingName(ctx.app);
   const accept = async (who: { base: string; agent: string } = ctx) => {
     const accepted = await stack.api.request('POST', `${who.base}/tool-calls`, {
       token: who.agent,
@@ -106,12 +107,7 @@ describe('the waits of one agent', () => {
 
       // An MCP `wait` call takes a slot too: refused before anything is stored or sent.
       const [{ n: before }] = await stack.api.sql('SELECT count(*)::int AS n FROM tool_calls');
-      const client = new Client({ name: 'test', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(`${stack.api.baseUrl}${ctx.base}/mcp`), {
-          requestInit: { headers: { authorization: `Bearer ${ctx.agent}` } },
-        }),
-      );
+      const client = await connectAgentMcp(stack.api, 'v2', ctx.agentId, ctx.agent);
       try {
         const result = await client.callTool({ name: ctx.toolName, arguments: { customer_id: 'c' } });
         expect(result.isError).toBe(true);
@@ -125,12 +121,10 @@ describe('the waits of one agent', () => {
       expect(after).toBe(before);
 
       open[0].abort();
-      let status = 429;
-      for (let i = 0; i < 20 && status === 429; i += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        status = (await longPoll(ctx, calls[0], 0.1).response).status;
-      }
-      expect(status).toBe(200);
+      await eventually(async () => expect((await longPoll(ctx, calls[0], 0.1).response).status).toBe(200), {
+        timeoutMs: 3000,
+        intervalMs: 50,
+      });
     } finally {
       for (const poll of open) poll.abort();
     }

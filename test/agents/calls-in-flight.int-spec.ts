@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentWithTools, httpTool } from '../support/fixtures.js';
+import { eventually } from '../support/eventually.js';
+import { agentWithHandlerTool, agentWithTools, httpTool } from '../support/fixtures.js';
 import { type TestStack, startTestStack } from '../support/test-stack.js';
 import { WebhookHandler } from '../support/webhook-handler.js';
 
@@ -18,39 +19,23 @@ afterAll(async () => {
   await handler.stop();
 });
 
-async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = 15_000) {
-  const until = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > until) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 /** A `wait` call whose first attempt is out (answering 503 after HOLD_MS): the moment to change things. */
 async function callInFlight(toolOverrides: Record<string, unknown> = {}, instance: Record<string, unknown> = {}) {
-  const path = `/hook/${Math.random().toString(36).slice(2)}`;
-  const ctx = await agentWithTools(
+  const ctx = await agentWithHandlerTool(
     stack.api,
-    [httpTool({ handler_url: handler.url(path), execution_mode: 'wait', retry_window: '5m', ...toolOverrides })],
-    {
-      instances: { find_customer: instance },
-    },
+    handler,
+    { execution_mode: 'wait', retry_window: '5m', ...toolOverrides },
+    { instances: { find_customer: instance } },
   );
-  handler.secrets = [ctx.app.webhook_secret];
-  handler.on(path, ({ attempt }) =>
+  handler.on(ctx.path, ({ attempt }) =>
     attempt === 1 ? { status: 503, body: 'busy', delayMs: HOLD_MS } : { status: 200, body: '{"ok":true}' },
   );
-  const tool = `${ctx.app.name.replace(/-/g, '_')}_find_customer`;
-  const accepted = await stack.api.request('POST', `${ctx.base}/tool-calls`, {
-    token: ctx.agent,
-    body: { tool, dialog_id: 'd1', arguments: { customer_id: 'c1' } },
-  });
+  const accepted = await ctx.call();
   expect(accepted.status, JSON.stringify(accepted.body)).toBe(202);
   const callId = accepted.body.call_id as string;
-  await waitFor(() => handler.at(path).length === 1);
+  await eventually(() => expect(handler.at(ctx.path)).toHaveLength(1));
   const instancePath = `/v1/projects/${ctx.projectId}/agents/${ctx.agentId}/tool-instances/${ctx.instances[0].id}`;
-  const detail = () => stack.api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls/${callId}`, { token: ctx.dev });
-  return { ...ctx, path, callId, instancePath, detail };
+  return { ...ctx, callId, instancePath, detail: () => ctx.detail(callId) };
 }
 
 type InFlight = Awaited<ReturnType<typeof callInFlight>>;
@@ -146,10 +131,7 @@ describe('a call between attempts', () => {
   it('goes with its app when the app is deleted: no further attempt, no row', async () => {
     const ctx = await callInFlight();
     expect((await stack.api.request('DELETE', `/v1/apps/${ctx.app.id}?confirm=true`, dev(ctx))).status).toBe(204);
-    await waitFor(
-      async () =>
-        (await stack.api.request('GET', `${ctx.base}/tool-calls/${ctx.callId}`, { token: ctx.agent })).status === 404,
-    );
+    await eventually(async () => expect((await ctx.read(ctx.callId)).status).toBe(404));
     await new Promise((resolve) => setTimeout(resolve, HOLD_MS + 500)); // past attempt 1's answer and attempt 2's slot
     expect(handler.at(ctx.path)).toHaveLength(1);
     expect(await stack.api.sql('SELECT id FROM tool_calls WHERE id = $1', [ctx.callId])).toEqual([]);
@@ -211,18 +193,10 @@ describe('a switched-off app', () => {
 
 describe('the reconciler', () => {
   it('re-queues an overdue call of a switched-off app, and its attempt cancels it without a request', async () => {
-    const path = `/hook/${Math.random().toString(36).slice(2)}`;
-    const ctx = await agentWithTools(stack.api, [
-      httpTool({ handler_url: handler.url(path), execution_mode: 'wait', retry_window: '5m' }),
-    ]);
-    handler.secrets = [ctx.app.webhook_secret];
-    const tool = `${ctx.app.name.replace(/-/g, '_')}_find_customer`;
-    const accepted = await stack.api.request('POST', `${ctx.base}/tool-calls`, {
-      token: ctx.agent,
-      body: { tool, dialog_id: 'd1', arguments: { customer_id: 'c1' } },
-    });
+    const ctx = await agentWithHandlerTool(stack.api, handler, { execution_mode: 'wait', retry_window: '5m' });
+    const accepted = await ctx.call();
     const callId = accepted.body.call_id as string;
-    const done = await stack.api.request('GET', `${ctx.base}/tool-calls/${callId}?wait=15`, { token: ctx.agent });
+    const done = await ctx.read(callId, 15);
     expect(done.body.status).toBe('succeeded');
     await stack.api.request('PUT', `/v1/apps/${ctx.app.id}/agent-tools`, {
       token: ctx.dev,
@@ -233,17 +207,13 @@ describe('the reconciler', () => {
       "UPDATE tool_calls SET status = 'queued', next_attempt_n = 2, next_attempt_at = now() - interval '10 seconds', finished_at = NULL WHERE id = $1",
       [callId],
     );
-    await waitFor(
-      async () =>
-        (await stack.api.request('GET', `${ctx.base}/tool-calls/${callId}`, { token: ctx.agent })).body.status ===
-        'cancelled',
-    );
-    const detail = await stack.api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls/${callId}`, { token: ctx.dev });
+    await eventually(async () => expect((await ctx.read(callId)).body.status).toBe('cancelled'));
+    const detail = await ctx.detail(callId);
     expect(detail.body.error).toMatchObject({
       kind: 'cancelled',
       message: expect.stringMatching(/agent tools were switched off/),
     });
     expect(detail.body.attempts.map((a: { n: number }) => a.n)).toEqual([1]);
-    expect(handler.at(path)).toHaveLength(1);
+    expect(handler.at(ctx.path)).toHaveLength(1);
   });
 });

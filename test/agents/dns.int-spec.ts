@@ -1,7 +1,8 @@
 // Handler hosts are resolved with c-ares, off the thread pool that JWT checks and secret decryption
 // use, and each app has at most 4 names in lookup: a DNS that never answers slows only its own app.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentWithTools, httpTool } from '../support/fixtures.js';
+import { eventually } from '../support/eventually.js';
+import { agentFacingName, agentWithTools, httpTool } from '../support/fixtures.js';
 import { type TestDnsServer, startDnsServer } from '../support/dns-server.js';
 import { type TestApi, startTestApi } from '../support/test-api.js';
 import { WebhookHandler } from '../support/webhook-handler.js';
@@ -42,7 +43,7 @@ describe('a DNS server that never answers one app', () => {
       api.request('POST', `${other.base}/tool-calls`, {
         token: other.agent,
         body: {
-          tool: `${other.app.name.replace(/-/g, '_')}_find_customer`,
+          tool: agentFacingName(other.app),
           dialog_id: 'd',
           arguments: { customer_id: 'c' },
         },
@@ -56,7 +57,7 @@ describe('a DNS server that never answers one app', () => {
         .request('POST', `${hanging.base}/tool-calls`, {
           token: hanging.agent,
           body: {
-            tool: `${hanging.app.name.replace(/-/g, '_')}_${tool.name}`,
+            tool: agentFacingName(hanging.app, tool.name),
             dialog_id: 'd',
             arguments: { customer_id: 'c' },
           },
@@ -64,7 +65,7 @@ describe('a DNS server that never answers one app', () => {
         .finally(() => (settled[i] = true));
     });
     const hangingNames = () => new Set(dns.queries.filter((q) => q.name.endsWith('.hang.test')).map((q) => q.name));
-    while (hangingNames().size < 4) await new Promise((resolve) => setTimeout(resolve, 20));
+    await eventually(() => expect(hangingNames().size).toBeGreaterThanOrEqual(4), { intervalMs: 20 });
     const measuredFrom = Date.now();
 
     for (let i = 0; i < 5; i++) {

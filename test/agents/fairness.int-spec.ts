@@ -1,6 +1,7 @@
 // One app's hanging handler must not delay another app's calls (per-app cap of deliveries in flight).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentWithTools, httpTool } from '../support/fixtures.js';
+import { eventually } from '../support/eventually.js';
+import { agentFacingName, agentWithTools, httpTool } from '../support/fixtures.js';
 import { type TestStack, startTestStack } from '../support/test-stack.js';
 import { WebhookHandler } from '../support/webhook-handler.js';
 
@@ -41,24 +42,21 @@ describe('fairness between apps', () => {
       stack.api.request('POST', `${ctx.base}/tool-calls`, {
         token: ctx.agent,
         body: {
-          tool: `${ctx.app.name.replace(/-/g, '_')}_find_customer`,
+          tool: agentFacingName(ctx.app),
           dialog_id: 'd',
           arguments: { customer_id: 'c' },
         },
       });
 
     for (let i = 0; i < 40; i += 1) expect((await call(a)).status).toBe(202);
-    while (handler.at('/a/hang').length < 5) await new Promise((resolve) => setTimeout(resolve, 20));
+    await eventually(() => expect(handler.at('/a/hang').length).toBeGreaterThanOrEqual(5), { intervalMs: 20 });
 
     const sentAt = new Map<string, number>();
     for (let i = 0; i < 200; i += 1) {
       const accepted = await call(b);
       sentAt.set(accepted.body.call_id, Date.now());
     }
-    const deadline = Date.now() + 20_000;
-    while (handler.at('/b/fast').length < 200 && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(handler.at('/b/fast')).toHaveLength(200);
+    await eventually(() => expect(handler.at('/b/fast')).toHaveLength(200), { timeoutMs: 20_000, intervalMs: 20 });
 
     const calls = await stack.api.sql('SELECT id, event_id FROM tool_calls WHERE app_id = $1', [b.app.id]);
     const callOfEvent = new Map(calls.map((c: { id: string; event_id: string }) => [c.event_id, c.id]));

@@ -3,7 +3,8 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DELIVER_TOOL_CALL_JOB, DeliveryQueue } from '../../libs/queue/src/index.js';
-import { agentWithTools, httpTool } from '../support/fixtures.js';
+import { eventually } from '../support/eventually.js';
+import { agentWithHandlerTool } from '../support/fixtures.js';
 import { mcpAgent } from '../support/mcp-fixtures.js';
 import { ODD_TEXT, startOddTextServer } from '../support/mcp-servers.js';
 import { type TestStack, startTestStack } from '../support/test-stack.js';
@@ -26,25 +27,11 @@ const TERMINAL = ['succeeded', 'failed', 'cancelled'];
 /** Long enough for a job retry (BullMQ backoff 1 s) or a reconciler tick to send again, were either to. */
 const SETTLE_MS = 1500;
 
-async function setup(executionMode: string) {
-  const path = `/hook/${Math.random().toString(36).slice(2)}`;
-  const retry = executionMode === 'instant' ? {} : { retry_window: '5m' };
-  const ctx = await agentWithTools(stack.api, [
-    httpTool({ handler_url: handler.url(path), execution_mode: executionMode, ...retry }),
-  ]);
-  handler.secrets = [ctx.app.webhook_secret];
-  const toolName = `${ctx.app.name.replace(/-/g, '_')}_find_customer`;
-  const call = () =>
-    stack.api.request('POST', `${ctx.base}/tool-calls`, {
-      token: ctx.agent,
-      body: { tool: toolName, dialog_id: 'd1', arguments: { customer_id: 'c1' } },
-    });
-  const read = (callId: string, wait = 0) =>
-    stack.api.request('GET', `${ctx.base}/tool-calls/${callId}${wait ? `?wait=${wait}` : ''}`, { token: ctx.agent });
-  const detail = (callId: string) =>
-    stack.api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls/${callId}`, { token: ctx.dev });
-  return { ...ctx, path, call, read, detail };
-}
+const setup = (executionMode: string) =>
+  agentWithHandlerTool(stack.api, handler, {
+    execution_mode: executionMode,
+    ...(executionMode === 'instant' ? {} : { retry_window: '5m' }),
+  });
 
 /** Makes a call answered by `reply`, waits until it ends, and gives what the agent and the developer read back. */
 async function callAnswered(executionMode: string, reply: (attempt: number) => Reply) {
@@ -53,10 +40,10 @@ async function callAnswered(executionMode: string, reply: (attempt: number) => R
   const accepted = await ctx.call();
   expect(accepted.status, accepted.text).toBe(executionMode === 'instant' ? 200 : 202);
   const callId = accepted.body.call_id as string;
-  const until = Date.now() + 10_000;
-  let outcome = await ctx.read(callId, 5);
-  while (!TERMINAL.includes(outcome.body.status) && Date.now() < until) outcome = await ctx.read(callId, 5);
-  expect(outcome.body.status, 'the call ends').toBeOneOf(TERMINAL);
+  await eventually(async () => expect((await ctx.read(callId, 5)).body.status, 'the call ends').toBeOneOf(TERMINAL), {
+    timeoutMs: 10_000,
+    intervalMs: 0,
+  });
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   const detail = await ctx.detail(callId);
   expect(detail.status).toBe(200);
@@ -156,10 +143,7 @@ describe('an attempt already in flight', () => {
     handler.on(ctx.path, () => ({ ...json('{"ok":true}'), delayMs: 1000 }));
     const accepted = await ctx.call();
     const callId = accepted.body.call_id as string;
-    const until = Date.now() + 5000;
-    while (handler.at(ctx.path).length === 0 && Date.now() < until)
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(handler.at(ctx.path)).toHaveLength(1);
+    await eventually(() => expect(handler.at(ctx.path)).toHaveLength(1), { timeoutMs: 5000, intervalMs: 20 });
     // What a retried or stalled job does: the same attempt, taken up again while it is in flight.
     const queue = stack.api.app.get(DeliveryQueue);
     const job = { callId, appId: ctx.app.id, round: 1, n: 1 };

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentWithTools, httpTool } from '../support/fixtures.js';
+import { agentFacingName, agentWithTools, httpTool } from '../support/fixtures.js';
 import { type TestStack, startTestStack } from '../support/test-stack.js';
 import { agentToken } from '../support/tokens.js';
 import { WebhookHandler } from '../support/webhook-handler.js';
@@ -27,10 +27,10 @@ async function setup(toolOverrides: Record<string, unknown> = {}, options: Param
   const call = (body: Record<string, unknown>, headers?: Record<string, string>) =>
     stack.api.request('POST', `${ctx.base}/tool-calls`, {
       token: ctx.agent,
-      body: { tool: `${ctx.app.name.replace(/-/g, '_')}_find_customer`, dialog_id: 'd1', ...body },
+      body: { tool: agentFacingName(ctx.app), dialog_id: 'd1', ...body },
       headers,
     });
-  return { ...ctx, path, call, toolName: `${ctx.app.name.replace(/-/g, '_')}_find_customer` };
+  return { ...ctx, path, call, toolName: agentFacingName(ctx.app) };
 }
 
 describe('listing an agent tools', () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentWithTools, httpTool } from '../support/fixtures.js';
+import { eventually } from '../support/eventually.js';
+import { agentWithHandlerTool } from '../support/fixtures.js';
 import { type TestStack, startTestStack } from '../support/test-stack.js';
 import { agentToken } from '../support/tokens.js';
 import { WebhookHandler } from '../support/webhook-handler.js';
@@ -18,27 +19,9 @@ afterAll(async () => {
   await handler.stop();
 });
 
-async function setup(toolOverrides: Record<string, unknown> = {}, options: Parameters<typeof agentWithTools>[2] = {}) {
-  const path = `/hook/${Math.random().toString(36).slice(2)}`;
-  const ctx = await agentWithTools(
-    stack.api,
-    [httpTool({ handler_url: handler.url(path), execution_mode: 'wait', retry_window: '5m', ...toolOverrides })],
-    options,
-  );
-  handler.secrets = [ctx.app.webhook_secret];
-  const toolName = `${ctx.app.name.replace(/-/g, '_')}_find_customer`;
-  const call = (body: Record<string, unknown> = {}, headers?: Record<string, string>) =>
-    stack.api.request('POST', `${ctx.base}/tool-calls`, {
-      token: ctx.agent,
-      body: { tool: toolName, dialog_id: 'd1', arguments: { customer_id: 'c1' }, ...body },
-      headers,
-    });
-  const poll = (callId: string, wait = 15) =>
-    stack.api.request('GET', `${ctx.base}/tool-calls/${callId}?wait=${wait}`, { token: ctx.agent });
-  const detail = (callId: string) =>
-    stack.api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls/${callId}`, { token: ctx.dev });
-  return { ...ctx, path, call, poll, detail, toolName };
-}
+/** The file's usual tool: a `wait` tool with a 5m retry window, answered by `handler`. */
+const setup = (toolOverrides: Record<string, unknown> = {}, options: Parameters<typeof agentWithHandlerTool>[3] = {}) =>
+  agentWithHandlerTool(stack.api, handler, { execution_mode: 'wait', retry_window: '5m', ...toolOverrides }, options);
 
 function offsetsOf(times: number[]): number[] {
   return times.map((t) => t - times[0]);
@@ -56,14 +39,6 @@ function expectOffsets(actual: number[], expected: number[]) {
   });
 }
 
-async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = 15_000) {
-  const until = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > until) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 describe('wait calls', () => {
   it('are accepted with 202, retried on the schedule with identical body bytes, and resume on success', async () => {
     const ctx = await setup(
@@ -79,7 +54,7 @@ describe('wait calls', () => {
     expect(accepted.status).toBe(202);
     expect(accepted.body).toEqual({ call_id: expect.stringMatching(/^call_/), status: 'queued' });
 
-    const finished = await ctx.poll(accepted.body.call_id);
+    const finished = await ctx.read(accepted.body.call_id, 15);
     expect(finished.body).toMatchObject({
       call_id: accepted.body.call_id,
       status: 'succeeded',
@@ -114,7 +89,7 @@ describe('background calls', () => {
     handler.on(ctx.path, () => ({ status: 500, body: 'nope' }));
     const accepted = await ctx.call();
     expect(accepted.status).toBe(202);
-    const finished = await ctx.poll(accepted.body.call_id);
+    const finished = await ctx.read(accepted.body.call_id, 15);
     expect(finished.body).toMatchObject({ status: 'failed', error: { kind: 'http_status', http_status: 500 } });
     expectOffsets(offsetsOf(handler.at(ctx.path).map((a) => a.receivedAt)), [0, 150, 600, 1800, 3000]);
     const detail = await ctx.detail(accepted.body.call_id);
@@ -137,7 +112,7 @@ describe('attempt outcomes', () => {
       headers: { 'content-type': 'application/json' },
     }));
     const accepted = await ctx.call();
-    const finished = await ctx.poll(accepted.body.call_id);
+    const finished = await ctx.read(accepted.body.call_id, 15);
     expect(finished.body).toMatchObject({
       status: 'failed',
       error: {
@@ -157,7 +132,7 @@ describe('attempt outcomes', () => {
       attempt === 1 ? { status: 429, headers: { 'retry-after': '60' } } : { status: 200, body: 'ok' },
     );
     const accepted = await ctx.call();
-    await ctx.poll(accepted.body.call_id);
+    await ctx.read(accepted.body.call_id, 15);
     expectOffsets(offsetsOf(handler.at(ctx.path).map((a) => a.receivedAt)), [0, 600]);
     const detail = await ctx.detail(accepted.body.call_id);
     expect(detail.body.attempts.map((a: { n: number }) => a.n)).toEqual([1, 3]);
@@ -169,7 +144,7 @@ describe('cancel', () => {
     const ctx = await setup();
     handler.on(ctx.path, () => ({ status: 500 }));
     const accepted = await ctx.call();
-    await waitFor(() => handler.at(ctx.path).length === 1);
+    await eventually(() => expect(handler.at(ctx.path)).toHaveLength(1));
     const cancelled = await stack.api.request('POST', `${ctx.base}/tool-calls/${accepted.body.call_id}/cancel`, {
       token: ctx.agent,
     });
@@ -194,17 +169,17 @@ describe('long-poll', () => {
     handler.on(ctx.path, ({ attempt }) => (attempt < 4 ? { status: 500 } : { status: 200, body: 'done' }));
     const accepted = await ctx.call();
     const started = Date.now();
-    const finished = await ctx.poll(accepted.body.call_id, 30);
+    const finished = await ctx.read(accepted.body.call_id, 30);
     const elapsed = Date.now() - started;
     expect(finished.body.status).toBe('succeeded');
     const lastAttempt = handler.at(ctx.path)[3].receivedAt;
     expect(Date.now() - lastAttempt).toBeLessThan(500);
     expect(elapsed).toBeGreaterThan(1500);
-    expect((await ctx.poll(accepted.body.call_id, 61)).status).toBe(422);
+    expect((await ctx.read(accepted.body.call_id, 61)).status).toBe(422);
     const unfinished = await ctx.call();
     handler.on(ctx.path, () => ({ status: 500 }));
     const t0 = Date.now();
-    const short = await ctx.poll(unfinished.body.call_id, 1);
+    const short = await ctx.read(unfinished.body.call_id, 1);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(950);
     expect(['queued', 'in_progress', 'succeeded']).toContain(short.body.status);
   });
@@ -252,7 +227,7 @@ describe('Idempotency-Key', () => {
     const q2 = await queued.call({}, { 'idempotency-key': key });
     expect([q1.status, q2.status]).toEqual([202, 202]);
     expect(q2.body.call_id).toBe(q1.body.call_id);
-    await queued.poll(q1.body.call_id);
+    await queued.read(q1.body.call_id, 15);
     expect(handler.at(queued.path)).toHaveLength(1);
   });
 });
@@ -262,7 +237,7 @@ describe('replay', () => {
     const ctx = await setup();
     handler.on(ctx.path, () => ({ status: 200, body: 'ok' }));
     const accepted = await ctx.call();
-    await ctx.poll(accepted.body.call_id);
+    await ctx.read(accepted.body.call_id, 15);
     const replay = await stack.api.request(
       'POST',
       `/v1/apps/${ctx.app.id}/tool-calls/${accepted.body.call_id}/replay`,
@@ -270,11 +245,11 @@ describe('replay', () => {
     );
     expect(replay.status).toBe(202);
     expect(replay.body).toMatchObject({ status: 'queued', round: 2 });
-    await waitFor(() => handler.at(ctx.path).length === 2);
+    await eventually(() => expect(handler.at(ctx.path)).toHaveLength(2));
     const [first, second] = handler.at(ctx.path);
     expect(second.rawBody.equals(first.rawBody)).toBe(true);
     expect(second.event.event_id).toBe(first.event.event_id);
-    await waitFor(async () => (await ctx.detail(accepted.body.call_id)).body.status === 'succeeded');
+    await eventually(async () => expect((await ctx.detail(accepted.body.call_id)).body.status).toBe('succeeded'));
     const detail = await ctx.detail(accepted.body.call_id);
     expect(detail.body.attempts.map((a: { round: number; n: number }) => [a.round, a.n])).toEqual([
       [1, 1],
@@ -409,7 +384,9 @@ describe('the reconciler', () => {
       "UPDATE tool_calls SET status = 'in_progress', attempt_deadline = now() - interval '1 second', finished_at = NULL, result = NULL WHERE id = $1",
       [done.body.call_id],
     );
-    await waitFor(async () => (await ctx.detail(done.body.call_id)).body.status === 'failed', 5000);
+    await eventually(async () => expect((await ctx.detail(done.body.call_id)).body.status).toBe('failed'), {
+      timeoutMs: 5000,
+    });
     const detail = await ctx.detail(done.body.call_id);
     expect(detail.body.error).toMatchObject({ kind: 'timeout', message: expect.stringMatching(/not retried/) });
     expect(handler.at(ctx.path)).toHaveLength(1);

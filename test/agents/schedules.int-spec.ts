@@ -1,7 +1,7 @@
 // Each retry window's full schedule, every attempt failing, under a small RETRY_TIME_SCALE.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { retryOffsetsMs } from '../../libs/domain/src/index.js';
-import { agentWithTools, httpTool } from '../support/fixtures.js';
+import { agentFacingName, agentWithTools, httpTool } from '../support/fixtures.js';
 import { type TestStack, startTestStack } from '../support/test-stack.js';
 import { WebhookHandler } from '../support/webhook-handler.js';
 
@@ -31,7 +31,7 @@ describe.each([
     const accepted = await stack.api.request('POST', `${ctx.base}/tool-calls`, {
       token: ctx.agent,
       body: {
-        tool: `${ctx.app.name.replace(/-/g, '_')}_find_customer`,
+        tool: agentFacingName(ctx.app),
         dialog_id: 'd',
         arguments: { customer_id: 'c' },
       },

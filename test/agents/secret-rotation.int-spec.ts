@@ -1,7 +1,7 @@
 // Webhook secrets over time: every secret still inside its 24 h signs, rotations racing each
 // other hand out only secrets that sign, and the number signing at once is bounded.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentWithTools, httpTool } from '../support/fixtures.js';
+import { agentFacingName, agentWithTools, httpTool } from '../support/fixtures.js';
 import { type TestApi, startTestApi } from '../support/test-api.js';
 import { WebhookHandler } from '../support/webhook-handler.js';
 
@@ -28,7 +28,7 @@ async function setup() {
     const call = await api.request('POST', `${ctx.base}/tool-calls`, {
       token: ctx.agent,
       body: {
-        tool: `${ctx.app.name.replace(/-/g, '_')}_find_customer`,
+        tool: agentFacingName(ctx.app),
         dialog_id: 'd',
         arguments: { customer_id: 'c' },
       },

@@ -1,6 +1,6 @@
 // With the guard on (ALLOW_PRIVATE_NETWORK=false), nothing is sent to a non-public address.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentWithTools, httpTool } from '../support/fixtures.js';
+import { agentFacingName, agentWithTools, httpTool } from '../support/fixtures.js';
 import { type TestDnsServer, startDnsServer } from '../support/dns-server.js';
 import { developerToken } from '../support/tokens.js';
 import { type TestStack, startTestStack } from '../support/test-stack.js';
@@ -31,7 +31,7 @@ async function instantCall(url: string) {
   handler.secrets = [ctx.app.webhook_secret];
   const response = await stack.api.request('POST', `${ctx.base}/tool-calls`, {
     token: ctx.agent,
-    body: { tool: `${ctx.app.name.replace(/-/g, '_')}_find_customer`, dialog_id: 'd', arguments: { customer_id: 'c' } },
+    body: { tool: agentFacingName(ctx.app), dialog_id: 'd', arguments: { customer_id: 'c' } },
   });
   expect(response.status).toBe(200);
   expect(response.body).toMatchObject({ status: 'failed', error: { kind: 'blocked_address' } });
@@ -87,7 +87,7 @@ describe('the SSRF guard', () => {
     const accepted = await stack.api.request('POST', `${ctx.base}/tool-calls`, {
       token: ctx.agent,
       body: {
-        tool: `${ctx.app.name.replace(/-/g, '_')}_find_customer`,
+        tool: agentFacingName(ctx.app),
         dialog_id: 'd',
         arguments: { customer_id: 'c' },
       },

@@ -1,15 +1,15 @@
 // A wait call that outlives MCP_WAIT_DEADLINE_S is finished within MCP through the endpoint's own
 // `toolgate-call-status` tool, with the official v1 and v2 SDK clients against the real endpoint and worker.
-import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
-import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentWithTools, httpTool } from '../support/fixtures.js';
+import { agentFacingPrefix, agentWithTools, httpTool } from '../support/fixtures.js';
+import { type AgentMcpClient, callToolWith, withAgentMcp } from '../support/mcp-clients.js';
 import { type TestStack, startTestStack } from '../support/test-stack.js';
 import { WebhookHandler } from '../support/webhook-handler.js';
 
 const SCALE = 0.05; // 5m window: attempts at 0, 0.75 s, 3 s, 9 s, 15 s; the MCP deadline is 2 s
 const STATUS_TOOL = 'toolgate-call-status';
+/** callTool's options: a request timeout longer than any wait here. */
+const LONG = { timeout: 30_000 };
 let stack: TestStack;
 let handler: WebhookHandler;
 
@@ -22,57 +22,15 @@ afterAll(async () => {
   await handler.stop();
 });
 
-type AnyClient = {
-  listTools(): Promise<{ tools: { name: string; inputSchema: unknown }[] }>;
-  callTool(
-    params: { name: string; arguments?: Record<string, unknown> },
-    ...rest: unknown[]
-  ): Promise<Record<string, any>>;
-  close(): Promise<void>;
-};
-
-async function connect(kind: 'v1' | 'v2', agentId: string, token: string): Promise<AnyClient> {
-  const url = new URL(`${stack.api.baseUrl}/v1/agents/${agentId}/mcp`);
-  const headers = { authorization: `Bearer ${token}` };
-  if (kind === 'v1') {
-    const client = new V1Client({ name: 'test-v1', version: '1.0.0' });
-    await client.connect(new V1Transport(url, { requestInit: { headers } }));
-    return client;
-  }
-  const client = new V2Client({ name: 'test-v2', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
-  await client.connect(new V2Transport(url, { requestInit: { headers } }));
-  return client;
-}
-
-/** callTool with a long timeout, in each SDK's argument order. */
-function callLong(kind: 'v1' | 'v2', client: AnyClient, params: { name: string; arguments?: Record<string, unknown> }) {
-  const options = { timeout: 30_000 };
-  return kind === 'v1' ? client.callTool(params, undefined, options) : client.callTool(params, options);
-}
-
-async function withClient<T>(
-  kind: 'v1' | 'v2',
-  agentId: string,
-  token: string,
-  use: (client: AnyClient) => Promise<T>,
-): Promise<T> {
-  const client = await connect(kind, agentId, token);
-  try {
-    return await use(client);
-  } finally {
-    await client.close();
-  }
-}
-
 async function httpAgent(tools: Record<string, unknown>[], options: { projectId?: string; agentId?: string } = {}) {
   const ctx = await agentWithTools(stack.api, tools, options);
   handler.secrets = [ctx.app.webhook_secret];
-  return { ...ctx, prefix: `${ctx.app.name.replace(/-/g, '_')}_` };
+  return { ...ctx, prefix: agentFacingPrefix(ctx.app) };
 }
 
 /** A wait call still running at the deadline: its id, read from the deadline answer. */
-async function callPastDeadline(kind: 'v1' | 'v2', client: AnyClient, name: string): Promise<string> {
-  const answer = await callLong(kind, client, { name, arguments: { customer_id: 'x' } });
+async function callPastDeadline(kind: 'v1' | 'v2', client: AgentMcpClient, name: string): Promise<string> {
+  const answer = await callToolWith(kind, client, { name, arguments: { customer_id: 'x' } }, LONG);
   expect(answer.isError).toBeFalsy();
   const text = answer.content[0].text as string;
   const match = new RegExp(
@@ -94,7 +52,7 @@ describe.each(['v1', 'v2'] as const)('with the %s SDK client', (kind) => {
     const ctx = await httpAgent([
       httpTool({ handler_url: handler.url(path), execution_mode: 'wait', retry_window: '5m' }),
     ]);
-    await withClient(kind, ctx.agentId, ctx.agent, async (client) => {
+    await withAgentMcp(stack.api, kind, ctx.agentId, ctx.agent, async (client) => {
       const listed = (await client.listTools()).tools;
       expect(listed.map((t) => t.name)).toEqual([`${ctx.prefix}find_customer`, STATUS_TOOL]);
       expect(listed[1].inputSchema).toMatchObject({ type: 'object', required: ['call_id'] });
@@ -102,7 +60,7 @@ describe.each(['v1', 'v2'] as const)('with the %s SDK client', (kind) => {
       const callId = await callPastDeadline(kind, client, `${ctx.prefix}find_customer`);
       let answer: Record<string, any> = {};
       for (let i = 0; i < 5; i += 1) {
-        answer = await callLong(kind, client, { name: STATUS_TOOL, arguments: { call_id: callId } });
+        answer = await callToolWith(kind, client, { name: STATUS_TOOL, arguments: { call_id: callId } }, LONG);
         if (answer.structuredContent?.status === undefined) break;
         expect(answer.content[0].text).toMatch(
           new RegExp(`^Still running after 2 s more: call ${callId} \\(status (queued|in_progress)\\)`),
@@ -124,9 +82,9 @@ describe.each(['v1', 'v2'] as const)('with the %s SDK client', (kind) => {
     const ctx = await httpAgent([
       httpTool({ handler_url: handler.url(path), execution_mode: 'wait', retry_window: '5m' }),
     ]);
-    await withClient(kind, ctx.agentId, ctx.agent, async (client) => {
+    await withAgentMcp(stack.api, kind, ctx.agentId, ctx.agent, async (client) => {
       const callId = await callPastDeadline(kind, client, `${ctx.prefix}find_customer`);
-      const pending = await callLong(kind, client, { name: STATUS_TOOL, arguments: { call_id: callId } });
+      const pending = await callToolWith(kind, client, { name: STATUS_TOOL, arguments: { call_id: callId } }, LONG);
       expect(pending.structuredContent).toEqual({
         call_id: callId,
         status: expect.stringMatching(/^(queued|in_progress)$/),
@@ -144,20 +102,20 @@ describe.each(['v1', 'v2'] as const)('with the %s SDK client', (kind) => {
     const owner = await httpAgent([
       httpTool({ handler_url: handler.url(path), execution_mode: 'wait', retry_window: '5m' }),
     ]);
-    const callId = await withClient(kind, owner.agentId, owner.agent, (client) =>
+    const callId = await withAgentMcp(stack.api, kind, owner.agentId, owner.agent, (client) =>
       callPastDeadline(kind, client, `${owner.prefix}find_customer`),
     );
     const sameProject = await httpAgent([httpTool({ handler_url: handler.url(path) })], { projectId: owner.projectId });
     const sameAgentId = await httpAgent([httpTool({ handler_url: handler.url(path) })], { agentId: owner.agentId });
     for (const other of [sameProject, sameAgentId]) {
-      await withClient(kind, other.agentId, other.agent, async (client) => {
+      await withAgentMcp(stack.api, kind, other.agentId, other.agent, async (client) => {
         expect((await client.listTools()).tools.map((t) => t.name)).toEqual([`${other.prefix}find_customer`]);
         const answer = await client.callTool({ name: STATUS_TOOL, arguments: { call_id: callId } });
         expect(answer.isError).toBe(true);
         expect(answer.content[0].text).toBe(`${STATUS_TOOL}: Tool call "${callId}" was not found.`);
       });
     }
-    await withClient(kind, owner.agentId, owner.agent, async (client) => {
+    await withAgentMcp(stack.api, kind, owner.agentId, owner.agent, async (client) => {
       const missing = await client.callTool({ name: STATUS_TOOL, arguments: {} });
       expect(missing.isError).toBe(true);
       expect(missing.content[0].text).toMatch(/needs \{"call_id"/);

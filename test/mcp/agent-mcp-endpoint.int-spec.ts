@@ -1,10 +1,9 @@
 // Toolgate as an MCP server: the official SDK clients (v1: 2025-11-25, v2 auto: 2026-07-28) against
 // /v1/agents/{agent_id}/mcp, with real HTTP handlers, the real worker and server-everything.
-import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
-import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentWithTools, httpTool } from '../support/fixtures.js';
+import { eventually } from '../support/eventually.js';
+import { agentFacingPrefix, agentWithTools, httpTool } from '../support/fixtures.js';
+import { callToolWith, connectAgentMcp } from '../support/mcp-clients.js';
 import { mcpAgent } from '../support/mcp-fixtures.js';
 import { type EverythingServer, startEverything, startProgressBurstServer } from '../support/mcp-servers.js';
 import { type TestStack, startTestStack } from '../support/test-stack.js';
@@ -31,44 +30,10 @@ afterAll(async () => {
   await everything.stop();
 });
 
-type AnyClient = {
-  listTools(): Promise<{
-    tools: { name: string; description?: string; inputSchema: unknown; annotations?: unknown }[];
-  }>;
-  callTool(
-    params: { name: string; arguments?: Record<string, unknown> },
-    ...rest: unknown[]
-  ): Promise<Record<string, any>>;
-  close(): Promise<void>;
-};
-
-async function connect(kind: 'v1' | 'v2', agentId: string, token: string): Promise<AnyClient> {
-  const url = new URL(`${stack.api.baseUrl}/v1/agents/${agentId}/mcp`);
-  const headers = { authorization: `Bearer ${token}` };
-  if (kind === 'v1') {
-    const client = new V1Client({ name: 'test-v1', version: '1.0.0' });
-    await client.connect(new V1Transport(url, { requestInit: { headers } }));
-    return client;
-  }
-  const client = new V2Client({ name: 'test-v2', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
-  await client.connect(new V2Transport(url, { requestInit: { headers } }));
-  return client;
-}
-
-/** callTool with progress and a signal, in each SDK's argument order. */
-function callWith(
-  kind: 'v1' | 'v2',
-  client: AnyClient,
-  params: { name: string; arguments?: Record<string, unknown> },
-  options: Record<string, unknown>,
-) {
-  return kind === 'v1' ? client.callTool(params, undefined, options) : client.callTool(params, options);
-}
-
 async function httpAgent(tools: Record<string, unknown>[]) {
   const ctx = await agentWithTools(stack.api, tools);
   handler.secrets = [ctx.app.webhook_secret];
-  return { ...ctx, prefix: `${ctx.app.name.replace(/-/g, '_')}_` };
+  return { ...ctx, prefix: agentFacingPrefix(ctx.app) };
 }
 
 describe.each(['v1', 'v2'] as const)('with the %s SDK client', (kind) => {
@@ -79,7 +44,7 @@ describe.each(['v1', 'v2'] as const)('with the %s SDK client', (kind) => {
       httpTool({ name: 'plain_text', handler_url: handler.url(`${path}/text`) }),
     ]);
     handler.on(`${path}/text`, () => ({ status: 200, body: 'just words', headers: { 'content-type': 'text/plain' } }));
-    const client = await connect(kind, ctx.agentId, ctx.agent);
+    const client = await connectAgentMcp(stack.api, kind, ctx.agentId, ctx.agent);
     try {
       const rest = (await stack.api.request('GET', `${ctx.base}/tools`, { token: ctx.agent })).body.data;
       const listed = (await client.listTools()).tools;
@@ -112,7 +77,7 @@ describe.each(['v1', 'v2'] as const)('with the %s SDK client', (kind) => {
       httpTool({ handler_url: handler.url(path) }),
       httpTool({ name: 'empty', handler_url: handler.url(`${path}/empty`) }),
     ]);
-    const client = await connect(kind, ctx.agentId, ctx.agent);
+    const client = await connectAgentMcp(stack.api, kind, ctx.agentId, ctx.agent);
     try {
       const failed = await client.callTool({ name: `${ctx.prefix}find_customer`, arguments: { customer_id: 'x' } });
       expect(failed.isError).toBe(true);
@@ -148,10 +113,10 @@ describe.each(['v1', 'v2'] as const)('with the %s SDK client', (kind) => {
     const ctx = await httpAgent([
       httpTool({ handler_url: handler.url(path), execution_mode: 'wait', retry_window: '5m' }),
     ]);
-    const client = await connect(kind, ctx.agentId, ctx.agent);
+    const client = await connectAgentMcp(stack.api, kind, ctx.agentId, ctx.agent);
     try {
       const progress: { progress: number; total?: number; message?: string }[] = [];
-      const result = await callWith(
+      const result = await callToolWith(
         kind,
         client,
         { name: `${ctx.prefix}find_customer`, arguments: { customer_id: 'x' } },
@@ -179,12 +144,12 @@ describe.each(['v1', 'v2'] as const)('with the %s SDK client', (kind) => {
       httpTool({ handler_url: handler.url(path), execution_mode: 'background', retry_window: '5m' }),
       httpTool({ name: 'waiting', handler_url: handler.url(path), execution_mode: 'wait', retry_window: '5m' }),
     ]);
-    const client = await connect(kind, ctx.agentId, ctx.agent);
+    const client = await connectAgentMcp(stack.api, kind, ctx.agentId, ctx.agent);
     try {
       const background = await client.callTool({ name: `${ctx.prefix}find_customer`, arguments: { customer_id: 'x' } });
       expect(background.content[0].text).toMatch(/^Accepted: call call_[0-9a-f]+ runs in the background/);
       const started = Date.now();
-      const waiting = await callWith(
+      const waiting = await callToolWith(
         kind,
         client,
         { name: `${ctx.prefix}waiting`, arguments: { customer_id: 'x' } },
@@ -208,27 +173,29 @@ describe.each(['v1', 'v2'] as const)('with the %s SDK client', (kind) => {
     const ctx = await httpAgent([
       httpTool({ handler_url: handler.url(path), execution_mode: 'wait', retry_window: '5m' }),
     ]);
-    const client = await connect(kind, ctx.agentId, ctx.agent);
+    const client = await connectAgentMcp(stack.api, kind, ctx.agentId, ctx.agent);
     try {
       const abort = new AbortController();
-      const pending = callWith(
+      const pending = callToolWith(
         kind,
         client,
         { name: `${ctx.prefix}find_customer`, arguments: { customer_id: 'x' } },
         { signal: abort.signal, timeout: 30_000 },
       );
-      const until = Date.now() + 5000;
-      while (handler.at(path).length < 1 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+      await eventually(() => expect(handler.at(path).length).toBeGreaterThanOrEqual(1), {
+        timeoutMs: 5000,
+        intervalMs: 20,
+      });
       abort.abort('user cancelled');
       await expect(pending).rejects.toThrow();
       const eventId = handler.at(path)[0].event.event_id;
-      let status = '';
-      for (let i = 0; i < 50 && status !== 'cancelled'; i += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        const [row] = await stack.api.sql('SELECT status FROM tool_calls WHERE event_id = $1', [eventId]);
-        status = row.status;
-      }
-      expect(status).toBe('cancelled');
+      await eventually(
+        async () => {
+          const [row] = await stack.api.sql('SELECT status FROM tool_calls WHERE event_id = $1', [eventId]);
+          expect(row.status).toBe('cancelled');
+        },
+        { timeoutMs: 5000, intervalMs: 100 },
+      );
       await new Promise((resolve) => setTimeout(resolve, 3500));
       expect(handler.forEvent(eventId)).toHaveLength(1);
     } finally {
@@ -243,7 +210,7 @@ describe.each(['v1', 'v2'] as const)('with the %s SDK client', (kind) => {
       'get-tiny-image',
       'trigger-long-running-operation',
     ]);
-    const client = await connect(kind, ctx.agentId, ctx.agent);
+    const client = await connectAgentMcp(stack.api, kind, ctx.agentId, ctx.agent);
     try {
       const listed = (await client.listTools()).tools;
       expect(listed.map((t) => t.name)).toEqual(
@@ -272,7 +239,7 @@ describe.each(['v1', 'v2'] as const)('with the %s SDK client', (kind) => {
       const png = image.content.find((c: { type: string }) => c.type === 'image');
       expect(png).toMatchObject({ type: 'image', mimeType: 'image/png', data: expect.stringMatching(/^iVBOR/) });
       const progress: { progress: number; total?: number }[] = [];
-      const long = await callWith(
+      const long = await callToolWith(
         kind,
         client,
         { name: `${ctx.prefix}trigger-long-running-operation`, arguments: { duration: 1, steps: 3 } },
@@ -295,10 +262,10 @@ describe.each(['v1', 'v2'] as const)('progress reaching a %s SDK client', (kind)
     const server = await startProgressBurstServer();
     try {
       const ctx = await mcpAgent(stack.api, server.url, ['burst']);
-      const client = await connect(kind, ctx.agentId, ctx.agent);
+      const client = await connectAgentMcp(stack.api, kind, ctx.agentId, ctx.agent);
       try {
         const progress: { at: number; progress: number; total?: number; message?: string }[] = [];
-        const result = await callWith(
+        const result = await callToolWith(
           kind,
           client,
           { name: `${ctx.prefix}burst`, arguments: { count: 60, everyMs: 20 } },
@@ -351,6 +318,6 @@ describe('the endpoint', () => {
     const evil = await post({ authorization: `Bearer ${ctx.agent}`, origin: 'http://evil.example' });
     expect(evil.status).toBe(403);
     expect((await post({ authorization: `Bearer ${ctx.agent}`, origin: 'http://localhost:5173' })).status).toBe(200);
-    await expect(connect('v2', ctx.agentId, other)).rejects.toThrow();
+    await expect(connectAgentMcp(stack.api, 'v2', ctx.agentId, other)).rejects.toThrow();
   });
 });

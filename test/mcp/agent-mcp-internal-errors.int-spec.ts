@@ -1,8 +1,8 @@
 // An internal failure behind the agent MCP endpoint (here: the tool_calls table is gone) is answered
 // with a generic message and the request id: no SQL, no table names, no file paths.
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { agentWithTools, httpTool } from '../support/fixtures.js';
+import { agentFacingName, agentWithTools, httpTool } from '../support/fixtures.js';
+import { connectAgentMcp } from '../support/mcp-clients.js';
 import { type TestApi, startTestApi } from '../support/test-api.js';
 import { WebhookHandler } from '../support/webhook-handler.js';
 
@@ -22,20 +22,13 @@ it('answers a failure inside tools/call with "internal error" and the request id
   const ctx = await agentWithTools(api, [httpTool({ handler_url: handler.url('/leak') })]);
   handler.secrets = [ctx.app.webhook_secret];
   const requestId = 'leak-check-42';
-  const client = new Client({ name: 'leak', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${api.baseUrl}${ctx.base}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${ctx.agent}`, 'x-request-id': requestId } },
-    }),
-  );
+  const client = await connectAgentMcp(api, 'v2', ctx.agentId, ctx.agent, { 'x-request-id': requestId });
   await api.sql('ALTER TABLE tool_calls RENAME TO tool_calls_away');
   try {
-    const error = await client
-      .callTool({ name: `${ctx.app.name.replace(/-/g, '_')}_find_customer`, arguments: { customer_id: 'c1' } })
-      .then(
-        () => null,
-        (e: unknown) => e as { code?: number; message: string; data?: unknown },
-      );
+    const error = await client.callTool({ name: agentFacingName(ctx.app), arguments: { customer_id: 'c1' } }).then(
+      () => null,
+      (e: unknown) => e as { code?: number; message: string; data?: unknown },
+    );
     expect(error).not.toBeNull();
     expect(error!.code).toBe(-32603);
     expect(error!.message).toContain(`Internal error. Quote request id ${requestId} when reporting it.`);

@@ -1,6 +1,6 @@
 // A disabled MCP tool instance is hidden from the agent and refused, like a disabled HTTP one.
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectAgentMcp } from '../support/mcp-clients.js';
 import { mcpAgent } from '../support/mcp-fixtures.js';
 import { type AuthCheckingServer, startAuthCheckingServer } from '../support/mcp-servers.js';
 import { type TestApi, startTestApi } from '../support/test-api.js';
@@ -45,12 +45,7 @@ describe('a disabled MCP tool instance', () => {
     expect(call.headers.get('content-type')).toMatch(/problem\+json/);
     expect(call.body.detail).toMatch(/disabled/);
 
-    const client = new Client({ name: 'test', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${api.baseUrl}${ctx.base}/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${ctx.agent}` } },
-      }),
-    );
+    const client = await connectAgentMcp(api, 'v2', ctx.agentId, ctx.agent);
     try {
       expect((await client.listTools()).tools.map((t) => t.name)).toEqual([`${ctx.prefix}sleep`]);
       const refused = await client.callTool({ name: shout.name, arguments: { text: 'hi' } });

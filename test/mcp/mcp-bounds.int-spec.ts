@@ -1,6 +1,7 @@
 // An MCP server is bounded like a handler: 1 MiB per answer, streams cut at the deadline, short
 // stored errors, no redirects, and list_changed notifications debounced.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../support/eventually.js';
 import { mcpAgent } from '../support/mcp-fixtures.js';
 import { type ScriptedReply, type ScriptedServer, listedTool, startScriptedServer } from '../support/mcp-servers.js';
 import { type TestApi, startTestApi } from '../support/test-api.js';
@@ -34,15 +35,6 @@ async function agentCalling(reply: () => ScriptedReply) {
       body: { tool: `${ctx.prefix}t`, dialog_id: 'd' },
     });
   return { server, ctx, call };
-}
-
-async function until(predicate: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if (await predicate()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return false;
 }
 
 describe('an MCP server answer over 1 MiB', () => {
@@ -96,7 +88,7 @@ describe('an MCP server', () => {
       status: 'failed',
       error: { kind: 'timeout', message: 'the MCP server did not answer within 2 s' },
     });
-    expect(await until(() => server.streamsClosed === 1, 1500)).toBe(true);
+    await eventually(() => expect(server.streamsClosed).toBe(1), { timeoutMs: 1500, intervalMs: 50 });
     expect(Date.now() - started).toBeLessThan(4000);
   });
 
@@ -149,12 +141,12 @@ describe('an MCP server', () => {
     let tools = ['a'];
     const server = await serve({ toolsList: () => ({ result: { tools: tools.map((name) => listedTool(name)) } }) });
     const ctx = await mcpAgent(api, server.url, ['a']);
-    expect(await until(() => server.openStreams() === 1, 5000)).toBe(true);
+    await eventually(() => expect(server.openStreams()).toBe(1), { timeoutMs: 5000, intervalMs: 50 });
     const lists = () => server.methods.filter((method) => method === 'tools/list').length;
     const before = lists();
     tools = ['a', 'b'];
     server.notifyToolsChanged(30);
-    expect(await until(() => lists() === before + 1, 2000)).toBe(true);
+    await eventually(() => expect(lists()).toBe(before + 1), { timeoutMs: 2000, intervalMs: 50 });
     tools = ['a', 'b', 'c'];
     server.notifyToolsChanged(30);
     await new Promise((resolve) => setTimeout(resolve, 1500));
@@ -163,7 +155,7 @@ describe('an MCP server', () => {
       (await api.request('GET', `/v1/apps/${ctx.app.id}/mcp/tools`, { token: ctx.dev })).body.data.map(
         (t: { name: string }) => t.name,
       );
-    expect(await until(async () => (await names()).length === 3, 5000)).toBe(true);
+    await eventually(async () => expect(await names()).toHaveLength(3), { timeoutMs: 5000, intervalMs: 50 });
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(lists()).toBe(before + 2);
   }, 20_000);

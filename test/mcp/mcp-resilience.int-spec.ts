@@ -1,5 +1,6 @@
 // MCP servers that change, restart, hang or fail: each affects only its own app.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../support/eventually.js';
 import { mcpAgent } from '../support/mcp-fixtures.js';
 import { startAuthCheckingServer, startChangingServer, startEverything } from '../support/mcp-servers.js';
 import { type TestApi, startTestApi } from '../support/test-api.js';
@@ -10,15 +11,6 @@ beforeAll(async () => {
   api = await startTestApi({ MCP_CALL_TIMEOUT_S: '2' });
 });
 afterAll(() => api.close());
-
-async function until(predicate: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if (await predicate()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return false;
-}
 
 describe('an MCP server', () => {
   it('that sends notifications/tools/list_changed gets its snapshot reloaded', async () => {
@@ -31,7 +23,7 @@ describe('an MCP server', () => {
         );
       expect(await names()).toEqual(['alpha']);
       server.addTool('beta');
-      expect(await until(async () => (await names()).includes('beta'), 10_000)).toBe(true);
+      await eventually(async () => expect(await names()).toContain('beta'), { timeoutMs: 10_000, intervalMs: 100 });
       expect(await names()).toEqual(['alpha', 'beta']);
     } finally {
       await server.stop();

@@ -125,7 +125,7 @@ describe('installations', () => {
     ).toEqual([]);
   });
 
-  it("answers 404 for another project's installation and refuses a token for another project's path", async () => {
+  it("answers 404 for another project's installation", async () => {
     const { app } = await createEnabledApp(api, dev);
     const installation = await install(app.id);
     expect(
@@ -139,6 +139,9 @@ describe('installations', () => {
         })
       ).status,
     ).toBe(404);
+  });
+
+  it("refuses a token for another project's path (404) and a request without a token (401)", async () => {
     expect((await api.request('GET', '/v1/projects/proj_1/installations', { token: otherProject })).status).toBe(404);
     expect((await api.request('GET', '/v1/projects/proj_1/installations')).status).toBe(401);
   });

@@ -1,9 +1,21 @@
 import { expect } from 'vitest';
+import { agentFacingBaseName } from '../../libs/domain/src/naming.js';
 import type { TestApi } from './test-api.js';
+import type { WebhookHandler } from './webhook-handler.js';
 
 type Api = Pick<TestApi, 'request'>;
 
 let counter = 0;
+
+/** The name an agent is shown for a tool of `app` (the product's own rule; no name collisions). */
+export function agentFacingName(app: { name: string }, toolName = 'find_customer'): string {
+  return agentFacingBaseName(app.name, toolName);
+}
+
+/** What every agent-facing name of `app`'s tools starts with. */
+export function agentFacingPrefix(app: { name: string }): string {
+  return agentFacingBaseName(app.name, '');
+}
 
 /** A unique app name for this process. */
 export function uniqueAppName(prefix = 'app'): string {
@@ -93,7 +105,36 @@ export async function agentWithTools(
     created.map((t) => t.name),
     options,
   );
-  return { app, dev, tools: created, ...given };
+  return { app, dev, tools: created, ...given, toolName: agentFacingName(app, created[0]?.name as string) };
+}
+
+/**
+ * `agentWithTools` for one `httpTool` answered by `handler` at a path of its own (the handler
+ * verifies with the app's secret), plus the agent's and the developer's calls on it.
+ */
+export async function agentWithHandlerTool(
+  api: Api,
+  handler: WebhookHandler,
+  toolOverrides: Record<string, unknown> = {},
+  options: Parameters<typeof agentWithTools>[2] = {},
+) {
+  const path = `/hook/${Math.random().toString(36).slice(2)}`;
+  const ctx = await agentWithTools(api, [httpTool({ handler_url: handler.url(path), ...toolOverrides })], options);
+  handler.secrets = [ctx.app.webhook_secret];
+  /** The agent calls the tool: `body` replaces fields of a valid call. */
+  const call = (body: Record<string, unknown> = {}, headers?: Record<string, string>) =>
+    api.request('POST', `${ctx.base}/tool-calls`, {
+      token: ctx.agent,
+      body: { tool: ctx.toolName, dialog_id: 'd1', arguments: { customer_id: 'c1' }, ...body },
+      headers,
+    });
+  /** The agent reads a call, long-polling `wait` seconds when given. */
+  const read = (callId: string, wait = 0) =>
+    api.request('GET', `${ctx.base}/tool-calls/${callId}${wait ? `?wait=${wait}` : ''}`, { token: ctx.agent });
+  /** The developer reads a call with its attempts. */
+  const detail = (callId: string) =>
+    api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls/${callId}`, { token: ctx.dev });
+  return { ...ctx, path, call, read, detail };
 }
 
 /** Installs an existing app in a project (fresh unless named) and gives the named tools to an agent of it. */

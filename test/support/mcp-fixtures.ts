@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { uniqueAppName } from './fixtures.js';
+import { agentFacingPrefix, uniqueAppName } from './fixtures.js';
 import type { TestApi } from './test-api.js';
 import { agentToken, developerToken, projectToken } from './tokens.js';
 
@@ -52,7 +52,7 @@ export async function mcpAgent(
     });
     expect(instance.status, JSON.stringify(instance.body)).toBe(201);
   }
-  const prefix = `${app.name.replace(/-/g, '_')}_`;
+  const prefix = agentFacingPrefix(app);
   return {
     app,
     dev,

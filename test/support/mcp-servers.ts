@@ -1,10 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { McpServer, createMcpHandler, fromJsonSchema } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
+import type { McpServer as V1McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { freePort } from '../../scripts/local-services.js';
 
 const require = createRequire(import.meta.url);
@@ -13,6 +14,80 @@ const EVERYTHING = join(
   'dist/index.js',
 );
 const PRELOAD = fileURLToPath(new URL('./loopback-preload.mjs', import.meta.url));
+
+/** A local MCP server: its endpoint and how to stop it. */
+export interface LocalMcpServer {
+  url: string;
+  stop: () => Promise<void>;
+}
+
+/** Serves `handle` on a loopback port; `stop` runs `beforeClose`, then ends every connection. */
+async function listenLocal(
+  handle: (req: IncomingMessage, res: ServerResponse) => void,
+  beforeClose: () => Promise<void> | void = () => undefined,
+): Promise<LocalMcpServer> {
+  const http: Server = createServer(handle);
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(http.address() as { port: number }).port}/mcp`,
+    stop: async () => {
+      await beforeClose();
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
+    },
+  };
+}
+
+/** A stateless SDK-built (v2) MCP request handler: each request gets a server that `register` gave its tools. */
+function statelessHandler(name: string, register: (server: McpServer) => void) {
+  return toNodeHandler(
+    createMcpHandler(() => {
+      const server = new McpServer({ name, version: '1.0.0' });
+      register(server);
+      return server;
+    }),
+  );
+}
+
+/** A stateful (sessions, v1 SDK) MCP server: each session gets a server from `newServer`; `servers()` lists them. */
+async function startSessionServer(
+  newServer: () => V1McpServer,
+): Promise<LocalMcpServer & { servers(): V1McpServer[] }> {
+  const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
+  const { isInitializeRequest } = await import('@modelcontextprotocol/sdk/types.js');
+  const { randomUUID } = await import('node:crypto');
+  type Session = { transport: InstanceType<typeof StreamableHTTPServerTransport>; server: V1McpServer };
+  const sessions = new Map<string, Session>();
+  const local = await listenLocal(
+    (req, res) => {
+      void (async () => {
+        const chunks: Buffer[] = [];
+        for await (const chunk of req) chunks.push(chunk as Buffer);
+        const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined;
+        const sessionId = req.headers['mcp-session-id'] as string | undefined;
+        let session = sessionId ? sessions.get(sessionId) : undefined;
+        if (!session && !sessionId && req.method === 'POST' && isInitializeRequest(body)) {
+          const server = newServer();
+          const transport: Session['transport'] = new StreamableHTTPServerTransport({
+            sessionIdGenerator: () => randomUUID(),
+            onsessioninitialized: (id) => void sessions.set(id, { transport, server }),
+          });
+          await server.connect(transport);
+          session = { transport, server };
+        }
+        if (!session) {
+          res.writeHead(404).end();
+          return;
+        }
+        await session.transport.handleRequest(req, res, body);
+      })();
+    },
+    async () => {
+      for (const { transport } of sessions.values()) await transport.close().catch(() => undefined);
+    },
+  );
+  return { ...local, servers: () => [...sessions.values()].map(({ server }) => server) };
+}
 
 export interface EverythingServer {
   url: string;
@@ -67,34 +142,30 @@ export async function startAuthCheckingServer(headerName: string, expected: stri
   const seen: string[] = [];
   const inputSchema = fromJsonSchema({ type: 'object', properties: { text: { type: 'string' } }, required: ['text'] });
   const sleepSchema = fromJsonSchema({ type: 'object', properties: { ms: { type: 'number' } }, required: ['ms'] });
-  const handler = toNodeHandler(
-    createMcpHandler(() => {
-      const server = new McpServer({ name: 'auth-checking', version: '1.0.0' });
-      server.registerTool(
-        'sleep',
-        { description: 'Waits ms milliseconds (or until cancelled)', inputSchema: sleepSchema },
-        async (args: unknown, ctx) => {
-          await new Promise((resolve) => {
-            const timer = setTimeout(resolve, (args as { ms: number }).ms);
-            ctx.mcpReq.signal.addEventListener('abort', () => {
-              clearTimeout(timer);
-              resolve(undefined);
-            });
+  const handler = statelessHandler('auth-checking', (server) => {
+    server.registerTool(
+      'sleep',
+      { description: 'Waits ms milliseconds (or until cancelled)', inputSchema: sleepSchema },
+      async (args: unknown, ctx) => {
+        await new Promise((resolve) => {
+          const timer = setTimeout(resolve, (args as { ms: number }).ms);
+          ctx.mcpReq.signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            resolve(undefined);
           });
-          return { content: [{ type: 'text', text: 'slept' }] };
-        },
-      );
-      server.registerTool(
-        'shout',
-        { description: 'Upper-cases text', inputSchema, annotations: { readOnlyHint: true } },
-        async (args: unknown) => ({
-          content: [{ type: 'text', text: (args as { text: string }).text.toUpperCase() }],
-        }),
-      );
-      return server;
-    }),
-  );
-  const http: Server = createServer((req, res) => {
+        });
+        return { content: [{ type: 'text', text: 'slept' }] };
+      },
+    );
+    server.registerTool(
+      'shout',
+      { description: 'Upper-cases text', inputSchema, annotations: { readOnlyHint: true } },
+      async (args: unknown) => ({
+        content: [{ type: 'text', text: (args as { text: string }).text.toUpperCase() }],
+      }),
+    );
+  });
+  const local = await listenLocal((req, res) => {
     const value = req.headers[headerName.toLowerCase()];
     seen.push(String(value));
     if (value !== expected) {
@@ -103,15 +174,7 @@ export async function startAuthCheckingServer(headerName: string, expected: stri
     }
     void handler(req, res);
   });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(http.address() as { port: number }).port}/mcp`,
-    seen,
-    async stop() {
-      http.closeAllConnections();
-      await new Promise((resolve) => http.close(resolve));
-    },
-  };
+  return { ...local, seen };
 }
 
 export interface ChangingServer {
@@ -123,60 +186,26 @@ export interface ChangingServer {
 
 /** A stateful (sessions, v1 SDK) MCP server whose tool list grows while clients are connected. */
 export async function startChangingServer(initialTools: string[]): Promise<ChangingServer> {
-  const { McpServer: V1McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
-  const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
-  const { isInitializeRequest } = await import('@modelcontextprotocol/sdk/types.js');
-  const { randomUUID } = await import('node:crypto');
+  const { McpServer: V1Server } = await import('@modelcontextprotocol/sdk/server/mcp.js');
   const tools = [...initialTools];
-  const sessions = new Map<
-    string,
-    { transport: InstanceType<typeof StreamableHTTPServerTransport>; server: InstanceType<typeof V1McpServer> }
-  >();
-  const register = (server: InstanceType<typeof V1McpServer>, name: string) =>
+  const register = (server: V1McpServer, name: string) =>
     server.registerTool(name, { description: `The ${name} tool` }, async () => ({
       content: [{ type: 'text' as const, text: name }],
     }));
-
-  const http: Server = createServer((req, res) => {
-    void (async () => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-      const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined;
-      const sessionId = req.headers['mcp-session-id'] as string | undefined;
-      let session = sessionId ? sessions.get(sessionId) : undefined;
-      if (!session && !sessionId && req.method === 'POST' && isInitializeRequest(body)) {
-        const server = new V1McpServer(
-          { name: 'changing', version: '1.0.0' },
-          { capabilities: { tools: { listChanged: true } } },
-        );
-        for (const name of tools) register(server, name);
-        const transport: InstanceType<typeof StreamableHTTPServerTransport> = new StreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (id) => {
-            sessions.set(id, { transport, server });
-          },
-        });
-        await server.connect(transport);
-        session = { transport, server };
-      }
-      if (!session) {
-        res.writeHead(404).end();
-        return;
-      }
-      await session.transport.handleRequest(req, res, body);
-    })();
+  const local = await startSessionServer(() => {
+    const server = new V1Server(
+      { name: 'changing', version: '1.0.0' },
+      { capabilities: { tools: { listChanged: true } } },
+    );
+    for (const name of tools) register(server, name);
+    return server;
   });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   return {
-    url: `http://127.0.0.1:${(http.address() as { port: number }).port}/mcp`,
+    url: local.url,
+    stop: local.stop,
     addTool(name) {
       tools.push(name);
-      for (const { server } of sessions.values()) register(server, name);
-    },
-    async stop() {
-      for (const { transport } of sessions.values()) await transport.close().catch(() => undefined);
-      http.closeAllConnections();
-      await new Promise((resolve) => http.close(resolve));
+      for (const server of local.servers()) register(server, name);
     },
   };
 }
@@ -213,12 +242,12 @@ export async function startScriptedServer(script: {
   toolsList?: (cursor: string | undefined) => ScriptedReply;
   toolsCall?: (name: string, args: Record<string, unknown>) => ScriptedReply;
 }): Promise<ScriptedServer> {
-  const getStreams = new Set<import('node:http').ServerResponse>();
+  const getStreams = new Set<ServerResponse>();
   const timers = new Set<NodeJS.Timeout>();
   const state = { streamsClosed: 0 };
   const methods: string[] = [];
   const paths: string[] = [];
-  const send = (res: import('node:http').ServerResponse, id: unknown, reply: ScriptedReply) => {
+  const send = (res: ServerResponse, id: unknown, reply: ScriptedReply) => {
     if ('http' in reply) {
       res.writeHead(reply.http.status, reply.http.headers).end(reply.http.body ?? '');
     } else if ('endless' in reply) {
@@ -239,46 +268,50 @@ export async function startScriptedServer(script: {
         .end(JSON.stringify({ jsonrpc: '2.0', id, result: reply.result }));
     }
   };
-  const http: Server = createServer((req, res) => {
-    void (async () => {
-      paths.push(req.url ?? '/');
-      if (req.method === 'GET') {
-        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-        res.flushHeaders();
-        getStreams.add(res);
-        res.on('close', () => getStreams.delete(res));
-        return;
-      }
-      if (req.method !== 'POST') return void res.writeHead(405).end();
-      const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-      const message = JSON.parse(Buffer.concat(chunks).toString()) as {
-        id?: unknown;
-        method: string;
-        params?: Record<string, any>;
-      };
-      methods.push(message.method);
-      if (message.id === undefined) return void res.writeHead(202).end();
-      const { id, method, params } = message;
-      if (method === 'initialize') {
-        const result = {
-          protocolVersion: params?.protocolVersion,
-          capabilities: { tools: { listChanged: true } },
-          serverInfo: { name: 'scripted', version: '1.0.0' },
+  const local = await listenLocal(
+    (req, res) => {
+      void (async () => {
+        paths.push(req.url ?? '/');
+        if (req.method === 'GET') {
+          res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+          res.flushHeaders();
+          getStreams.add(res);
+          res.on('close', () => getStreams.delete(res));
+          return;
+        }
+        if (req.method !== 'POST') return void res.writeHead(405).end();
+        const chunks: Buffer[] = [];
+        for await (const chunk of req) chunks.push(chunk as Buffer);
+        const message = JSON.parse(Buffer.concat(chunks).toString()) as {
+          id?: unknown;
+          method: string;
+          params?: Record<string, any>;
         };
-        return send(res, id, { result });
-      }
-      if (method === 'tools/list' && script.toolsList) return send(res, id, script.toolsList(params?.cursor));
-      if (method === 'tools/call' && script.toolsCall)
-        return send(res, id, script.toolsCall(params?.name, params?.arguments ?? {}));
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: ${method}` } }));
-    })();
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+        methods.push(message.method);
+        if (message.id === undefined) return void res.writeHead(202).end();
+        const { id, method, params } = message;
+        if (method === 'initialize') {
+          const result = {
+            protocolVersion: params?.protocolVersion,
+            capabilities: { tools: { listChanged: true } },
+            serverInfo: { name: 'scripted', version: '1.0.0' },
+          };
+          return send(res, id, { result });
+        }
+        if (method === 'tools/list' && script.toolsList) return send(res, id, script.toolsList(params?.cursor));
+        if (method === 'tools/call' && script.toolsCall)
+          return send(res, id, script.toolsCall(params?.name, params?.arguments ?? {}));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: ${method}` } }));
+      })();
+    },
+    () => {
+      for (const timer of timers) clearInterval(timer);
+    },
+  );
   return {
-    url: `http://127.0.0.1:${(http.address() as { port: number }).port}/mcp`,
+    url: local.url,
     methods,
     paths,
     get streamsClosed() {
@@ -289,11 +322,7 @@ export async function startScriptedServer(script: {
       for (const res of getStreams) for (let i = 0; i < times; i++) res.write(event);
     },
     openStreams: () => getStreams.size,
-    async stop() {
-      for (const timer of timers) clearInterval(timer);
-      http.closeAllConnections();
-      await new Promise((resolve) => http.close(resolve));
-    },
+    stop: local.stop,
   };
 }
 
@@ -306,75 +335,51 @@ export function listedTool(name: string, description = `The ${name} tool`) {
 export const ODD_TEXT = 'before\u0000after \ud800 end';
 
 /** A small SDK-built (v2, stateless) MCP server whose tools answer text Postgres cannot hold. */
-export async function startOddTextServer(): Promise<{ url: string; stop(): Promise<void> }> {
-  const handler = toNodeHandler(
-    createMcpHandler(() => {
-      const server = new McpServer({ name: 'odd-text', version: '1.0.0' });
-      server.registerTool('odd', { description: 'Answers text with NUL' }, async () => ({
-        content: [{ type: 'text', text: ODD_TEXT }],
-        structuredContent: { [`key\u0000`]: ODD_TEXT },
-      }));
-      server.registerTool('odd-error', { description: 'Fails with text with NUL' }, async () => ({
-        content: [{ type: 'text', text: ODD_TEXT }],
-        isError: true,
-      }));
-      return server;
-    }),
-  );
-  const http: Server = createServer((req, res) => void handler(req, res));
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(http.address() as { port: number }).port}/mcp`,
-    async stop() {
-      http.closeAllConnections();
-      await new Promise((resolve) => http.close(resolve));
-    },
-  };
+export async function startOddTextServer(): Promise<LocalMcpServer> {
+  const handler = statelessHandler('odd-text', (server) => {
+    server.registerTool('odd', { description: 'Answers text with NUL' }, async () => ({
+      content: [{ type: 'text', text: ODD_TEXT }],
+      structuredContent: { [`key\u0000`]: ODD_TEXT },
+    }));
+    server.registerTool('odd-error', { description: 'Fails with text with NUL' }, async () => ({
+      content: [{ type: 'text', text: ODD_TEXT }],
+      isError: true,
+    }));
+  });
+  return listenLocal((req, res) => void handler(req, res));
 }
 
 /**
  * A small SDK-built (v2, stateless) MCP server whose tool `burst` sends `count` progress
  * notifications `everyMs` apart, each with a long message, and answers right after the last one.
  */
-export async function startProgressBurstServer(): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startProgressBurstServer(): Promise<LocalMcpServer> {
   const inputSchema = fromJsonSchema({
     type: 'object',
     properties: { count: { type: 'number' }, everyMs: { type: 'number' } },
     required: ['count', 'everyMs'],
   });
-  const handler = toNodeHandler(
-    createMcpHandler(() => {
-      const server = new McpServer({ name: 'progress-burst', version: '1.0.0' });
-      server.registerTool(
-        'burst',
-        { description: 'Reports progress in a burst', inputSchema },
-        async (args: unknown, ctx) => {
-          const { count, everyMs } = args as { count: number; everyMs: number };
-          const progressToken = ctx.mcpReq._meta?.progressToken;
-          for (let i = 1; i <= count; i++) {
-            if (progressToken !== undefined) {
-              await ctx.mcpReq.notify({
-                method: 'notifications/progress',
-                params: { progressToken, progress: i, total: count, message: `step ${i} ${'x'.repeat(300)}` },
-              });
-            }
-            if (everyMs > 0 && i < count) await new Promise((resolve) => setTimeout(resolve, everyMs));
+  const handler = statelessHandler('progress-burst', (server) => {
+    server.registerTool(
+      'burst',
+      { description: 'Reports progress in a burst', inputSchema },
+      async (args: unknown, ctx) => {
+        const { count, everyMs } = args as { count: number; everyMs: number };
+        const progressToken = ctx.mcpReq._meta?.progressToken;
+        for (let i = 1; i <= count; i++) {
+          if (progressToken !== undefined) {
+            await ctx.mcpReq.notify({
+              method: 'notifications/progress',
+              params: { progressToken, progress: i, total: count, message: `step ${i} ${'x'.repeat(300)}` },
+            });
           }
-          return { content: [{ type: 'text', text: `${count} steps done` }] };
-        },
-      );
-      return server;
-    }),
-  );
-  const http: Server = createServer((req, res) => void handler(req, res));
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(http.address() as { port: number }).port}/mcp`,
-    async stop() {
-      http.closeAllConnections();
-      await new Promise((resolve) => http.close(resolve));
-    },
-  };
+          if (everyMs > 0 && i < count) await new Promise((resolve) => setTimeout(resolve, everyMs));
+        }
+        return { content: [{ type: 'text', text: `${count} steps done` }] };
+      },
+    );
+  });
+  return listenLocal((req, res) => void handler(req, res));
 }
 
 export interface SessionEchoServer {
@@ -384,44 +389,13 @@ export interface SessionEchoServer {
 
 /** A stateful (sessions, v1 SDK) MCP server whose tool `whoami` answers with the caller's MCP session id. */
 export async function startSessionEchoServer(): Promise<SessionEchoServer> {
-  const { McpServer: V1McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
-  const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
-  const { isInitializeRequest } = await import('@modelcontextprotocol/sdk/types.js');
-  const { randomUUID } = await import('node:crypto');
-  const transports = new Map<string, InstanceType<typeof StreamableHTTPServerTransport>>();
-  const http: Server = createServer((req, res) => {
-    void (async () => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-      const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined;
-      const sessionId = req.headers['mcp-session-id'] as string | undefined;
-      let transport = sessionId ? transports.get(sessionId) : undefined;
-      if (!transport && !sessionId && req.method === 'POST' && isInitializeRequest(body)) {
-        const server = new V1McpServer({ name: 'session-echo', version: '1.0.0' });
-        server.registerTool('whoami', { description: 'Answers with your MCP session id' }, async (extra) => ({
-          content: [{ type: 'text' as const, text: String(extra.sessionId) }],
-        }));
-        const created: InstanceType<typeof StreamableHTTPServerTransport> = new StreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (id) => void transports.set(id, created),
-        });
-        await server.connect(created);
-        transport = created;
-      }
-      if (!transport) {
-        res.writeHead(404).end();
-        return;
-      }
-      await transport.handleRequest(req, res, body);
-    })();
+  const { McpServer: V1Server } = await import('@modelcontextprotocol/sdk/server/mcp.js');
+  const { url, stop } = await startSessionServer(() => {
+    const server = new V1Server({ name: 'session-echo', version: '1.0.0' });
+    server.registerTool('whoami', { description: 'Answers with your MCP session id' }, async (extra) => ({
+      content: [{ type: 'text' as const, text: String(extra.sessionId) }],
+    }));
+    return server;
   });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(http.address() as { port: number }).port}/mcp`,
-    async stop() {
-      for (const transport of transports.values()) await transport.close().catch(() => undefined);
-      http.closeAllConnections();
-      await new Promise((resolve) => http.close(resolve));
-    },
-  };
+  return { url, stop };
 }

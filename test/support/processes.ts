@@ -1,27 +1,18 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-let built = false;
+/** Left in dist/ by test/global-setup.ts once it has built dist/ for this run. */
+export const DIST_BUILT_MARKER = 'dist/.built-for-tests';
 
-/** Compiles the apps to dist/ (and the verifier package) once per test process, for tests that run real processes. */
-export function buildDist(): void {
-  if (built) return;
-  const result = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
-    cwd: root,
-    encoding: 'utf8',
-  });
-  if (result.status !== 0) throw new Error(`tsc failed:\n${result.stdout}${result.stderr}`);
-  if (!existsSync(`${root}/dist/apps/worker/src/main.js`))
-    throw new Error('dist/apps/worker/src/main.js missing after build');
-  const verifier = spawnSync(
-    process.execPath,
-    ['node_modules/typescript/bin/tsc', '-p', 'libs/verifier/tsconfig.json'],
-    { cwd: root, encoding: 'utf8' },
-  );
-  if (verifier.status !== 0) throw new Error(`tsc (verifier package) failed:\n${verifier.stdout}${verifier.stderr}`);
-  built = true;
+/** Fails clearly when dist/ was not built for this run (global setup builds it for files importing this module). */
+export function requireDist(): void {
+  if (!existsSync(`${root}/${DIST_BUILT_MARKER}`)) {
+    throw new Error(
+      `${DIST_BUILT_MARKER} missing: test/global-setup.ts builds dist/ when a test file imports this module`,
+    );
+  }
 }
 
 export interface AppProcess {
@@ -71,7 +62,7 @@ export interface ProcessFixture {
 }
 
 /**
- * What tests of real API and worker processes share: the build, a Redis of the test file's own
+ * What tests of real API and worker processes share: the build (checked), a Redis of the test file's own
  * (FLUSHALL and key scans touch nothing else), a fresh schema, and their environment.
  */
 export async function processFixture(overrides: Record<string, string> = {}): Promise<ProcessFixture> {
@@ -79,7 +70,7 @@ export async function processFixture(overrides: Record<string, string> = {}): Pr
   const { startLocalRedis } = await import('../../scripts/local-services.js');
   const { TEST_SECRETS_KEYS, freshDatabase } = await import('./test-api.js');
   const { TEST_JWT_SECRET } = await import('./tokens.js');
-  buildDist();
+  requireDist();
   const redis = await startLocalRedis();
   const { databaseUrl, schema } = await freshDatabase();
   const url = new URL(databaseUrl);

@@ -1,14 +1,19 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { type Job, Worker } from 'bullmq';
+import { DelayedError, type Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ENV, type Env } from '../../../libs/config/src/index.js';
 import { JOB_NAMES, TOOL_CALL_DELIVERY_QUEUE, jobNamesWithoutProcessor } from '../../../libs/queue/src/index.js';
 import { createRedisConnection } from '../../../libs/redis/src/index.js';
+import { AppDeliveryLimiter } from './app-delivery-limiter.js';
 import { JOB_PROCESSORS, type JobProcessor } from './job-processor.js';
 
 export class MissingProcessorError extends Error {}
 
-/** Consumes the delivery queue and hands each job to the processor of its name. */
+/**
+ * Consumes the delivery queue and hands each job to the processor of its name, through the gate that caps
+ * deliveries in flight (per worker and per app). The worker holds more jobs than it runs, so that the gate
+ * can run the earliest due first: a retry due now does not wait behind a burst queued before it.
+ */
 @Injectable()
 export class QueueConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Worker');
@@ -19,6 +24,7 @@ export class QueueConsumer implements OnApplicationBootstrap, OnApplicationShutd
   constructor(
     @Inject(ENV) private readonly env: Env,
     @Inject(JOB_PROCESSORS) processors: JobProcessor[],
+    private readonly limiter: AppDeliveryLimiter,
   ) {
     const missing = jobNamesWithoutProcessor(
       JOB_NAMES,
@@ -39,7 +45,7 @@ export class QueueConsumer implements OnApplicationBootstrap, OnApplicationShutd
     this.worker = new Worker(TOOL_CALL_DELIVERY_QUEUE, (job, token) => this.dispatch(job, token), {
       connection,
       prefix: this.env.QUEUE_PREFIX,
-      concurrency: this.env.WORKER_CONCURRENCY,
+      concurrency: AppDeliveryLimiter.jobsHeld(this.env),
       // A worker that died mid-attempt loses its lock within 10 s and its job runs again elsewhere.
       lockDuration: 10_000,
       stalledInterval: 5_000,
@@ -51,16 +57,48 @@ export class QueueConsumer implements OnApplicationBootstrap, OnApplicationShutd
   private async dispatch(job: Job, token?: string): Promise<unknown> {
     const processor = this.byName.get(job.name);
     if (!processor) throw new MissingProcessorError(`no processor for job name "${job.name}"`);
-    return processor.process(job, token);
+    const appId = appOf(job);
+    const jobId = job.id ?? '';
+    const admission = await this.limiter.admit(appId, jobId, dueAt(job));
+    if (admission !== 'run') {
+      // Back to the queue: a full app waits outside the worker; at shutdown another worker takes it at once.
+      const wait = admission === 'later' ? this.limiter.waitMs(appId, jobId) : 0;
+      await job.moveToDelayed(Date.now() + wait, token);
+      throw new DelayedError();
+    }
+    const started = performance.now();
+    try {
+      return await processor.process(job, token);
+    } finally {
+      this.limiter.release(appId, performance.now() - started);
+    }
   }
 
   /** Stops taking jobs and lets the attempts in flight finish (they need the database: call before closing it). */
   async drain(): Promise<void> {
-    await this.worker?.close();
+    await this.close();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.worker?.close();
+    await this.close();
     this.connection?.disconnect(); // passed in, so the Worker leaves it open
   }
+
+  private async close(): Promise<void> {
+    const closed = this.worker?.close();
+    this.limiter.close(); // the jobs waiting for a slot go back to the queue; the running ones finish
+    await closed;
+  }
+}
+
+/** The app whose cap a job counts against (a job without one shares a single lane). */
+function appOf(job: Job): string {
+  const data: unknown = job.data;
+  if (typeof data === 'object' && data !== null && 'appId' in data && typeof data.appId === 'string') return data.appId;
+  return '';
+}
+
+/** When the job was due: queued plus its delay (a job sent back to wait keeps its first due time). */
+function dueAt(job: Job): number {
+  return job.timestamp + (job.opts.delay ?? 0);
 }

@@ -26,6 +26,7 @@ import { McpTargets } from './mcp/mcp-targets.js';
 import { RefreshAppMcpTools } from './mcp/refresh-app-mcp-tools.use-case.js';
 import { RefreshMcpSnapshot } from './mcp/refresh-mcp-snapshot.use-case.js';
 import { RefreshStaleMcpSnapshots } from './mcp/refresh-stale-mcp-snapshots.use-case.js';
+import { RunAgentMcpCall } from './mcp/run-agent-mcp-call.use-case.js';
 import { IdempotentRequests } from './calls/idempotency.js';
 import { AcceptToolCall } from './calls/accept-tool-call.use-case.js';
 import { AgentWaits } from './calls/agent-waits.js';
@@ -101,6 +102,7 @@ const useCases = [
   RefreshAppMcpTools,
   RefreshMcpSnapshot,
   RefreshStaleMcpSnapshots,
+  RunAgentMcpCall,
 ];
 
 /** The use cases; repositories and the secret box come from the global persistence and secrets modules. */

@@ -84,6 +84,7 @@ export * from './mcp/mcp-targets.js';
 export * from './mcp/refresh-app-mcp-tools.use-case.js';
 export * from './mcp/refresh-mcp-snapshot.use-case.js';
 export * from './mcp/refresh-stale-mcp-snapshots.use-case.js';
+export * from './mcp/run-agent-mcp-call.use-case.js';
 export * from './mcp/mcp-list-changed.js';
 export * from './maintenance/purge-expired-records.use-case.js';
 export * from './storable-json.js';

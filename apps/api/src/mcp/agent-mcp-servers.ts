@@ -10,18 +10,12 @@ import {
 import { ENV, type Env } from '../../../../libs/config/src/index.js';
 import { TOOLGATE_VERSION } from '../../../../libs/outbound-http/src/index.js';
 import {
-  AcceptToolCall,
   type AgentRef,
   type AgentTool,
-  AgentWaits,
-  AwaitToolCall,
   agentKey,
-  CancelToolCall,
-  DomainError,
   GetAgentToolCall,
-  isTerminal,
+  RunAgentMcpCall,
 } from '../../../../libs/domain/src/index.js';
-import type { ToolCall } from '../../../../libs/persistence/src/index.js';
 import { presentAgentTool } from '../agents/agents.presenter.js';
 import { CallEvents } from '../../../../libs/broadcast/src/index.js';
 import {
@@ -34,12 +28,19 @@ import {
 import { type McpCallResult, finishedCallResult, refusalResult, textResult } from './agent-mcp-results.js';
 import { type Progress, ProgressLimiter } from './progress-limiter.js';
 
-/** What one HTTP request to the agent's MCP endpoint knows: agent, callable tools, client session, request id. */
+/** What one HTTP request to the agent's MCP endpoint knows: agent, its toolset, client session, request id. */
 export interface AgentMcpSession {
   agent: AgentRef;
-  tools: AgentTool[];
+  /** The agent's whole toolset as cached for its generation (refused tools included). */
+  toolset: readonly AgentTool[];
   clientSessionId?: string;
   requestId: string;
+}
+
+/** What the MCP server needs of a toolset, built once per toolset generation. */
+interface McpToolsetView {
+  list: { tools: Tool[] };
+  waitTools: Set<string>;
 }
 
 interface CallParams {
@@ -68,35 +69,19 @@ export function mcpRequestKey(
 @Injectable()
 export class AgentMcpServers {
   private readonly logger = new Logger('AgentMcp');
+  /** Keyed by the cached toolset itself: a new generation is a new array, and the old view goes with it. */
+  private readonly views = new WeakMap<readonly AgentTool[], McpToolsetView>();
 
   constructor(
     @Inject(ENV) private readonly env: Env,
-    private readonly acceptToolCall: AcceptToolCall,
-    private readonly awaitToolCall: AwaitToolCall,
-    private readonly cancelToolCall: CancelToolCall,
+    private readonly runAgentMcpCall: RunAgentMcpCall,
     private readonly events: CallEvents,
-    private readonly waits: AgentWaits,
     private readonly getAgentToolCall: GetAgentToolCall,
   ) {}
 
   build(session: AgentMcpSession): Server {
     const server = new Server({ name: 'toolgate', version: TOOLGATE_VERSION }, { capabilities: { tools: {} } });
-    server.setRequestHandler('tools/list', () =>
-      this.guarded(session, () => ({
-        tools: [
-          ...session.tools.map((tool) => {
-            const shown = presentAgentTool(tool);
-            return {
-              name: shown.name,
-              description: shown.description,
-              inputSchema: shown.parameters as Tool['inputSchema'],
-              ...(tool.mcp?.annotations ? { annotations: tool.mcp.annotations as Tool['annotations'] } : {}),
-            };
-          }),
-          ...(offersCallStatus(session.tools) ? [callStatusTool(this.env.MCP_WAIT_DEADLINE_S)] : []),
-        ],
-      })),
-    );
+    server.setRequestHandler('tools/list', () => this.guarded(session, () => this.viewOf(session.toolset).list));
     server.setRequestHandler('tools/call', (request, ctx) =>
       this.guarded(session, async () => {
         const params = request.params as CallParams;
@@ -124,10 +109,25 @@ export class AgentMcpServers {
     }
   }
 
-  /** A `wait` call blocks until it ends: it takes one of the agent's wait slots (or is refused) before anything is sent. */
-  private waitSlotFor(session: AgentMcpSession, toolName: string): () => void {
-    const mode = session.tools.find((tool) => tool.name === toolName)?.tool?.execution_mode;
-    return mode === 'wait' ? this.waits.acquire(session.agent) : noWaitSlot;
+  private viewOf(toolset: readonly AgentTool[]): McpToolsetView {
+    let view = this.views.get(toolset);
+    if (!view) {
+      const callable = toolset.filter((tool) => tool.refusal === null);
+      const tools: Tool[] = callable.map((tool) => {
+        const shown = presentAgentTool(tool);
+        return {
+          name: shown.name,
+          description: shown.description,
+          inputSchema: shown.parameters as Tool['inputSchema'],
+          ...(tool.mcp?.annotations ? { annotations: tool.mcp.annotations as Tool['annotations'] } : {}),
+        };
+      });
+      if (offersCallStatus(callable)) tools.push(callStatusTool(this.env.MCP_WAIT_DEADLINE_S));
+      const waitTools = new Set(callable.filter((t) => t.tool?.execution_mode === 'wait').map((t) => t.name));
+      view = { list: { tools }, waitTools };
+      this.views.set(toolset, view);
+    }
+    return view;
   }
 
   private async call(session: AgentMcpSession, params: CallParams, ctx: ServerContext): Promise<McpCallResult> {
@@ -145,47 +145,37 @@ export class AgentMcpServers {
         : new ProgressLimiter((progress) =>
             ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, ...progress } }),
           );
-    const notify = limiter && ((progress: Progress) => limiter.push(progress));
-    let releaseWait: () => void = () => undefined;
     try {
-      let call: ToolCall;
-      try {
-        releaseWait = this.waitSlotFor(session, params.name);
-        call = await this.acceptToolCall.execute(
-          agent,
-          {
-            tool: params.name,
-            dialog_id: metaString(params._meta, 'toolgate/dialog_id') ?? 'mcp',
-            lead_id: metaString(params._meta, 'toolgate/lead_id'),
-            arguments: params.arguments,
-          },
-          { signal: abort.signal, onprogress: notify },
-        );
-      } catch (error) {
-        if (error instanceof DomainError) return refusalResult(params.name, error);
-        throw error;
+      const outcome = await this.runAgentMcpCall.execute(
+        agent,
+        {
+          tool: params.name,
+          dialog_id: metaString(params._meta, 'toolgate/dialog_id') ?? 'mcp',
+          lead_id: metaString(params._meta, 'toolgate/lead_id'),
+          arguments: params.arguments,
+        },
+        {
+          holdsWaitSlot: this.viewOf(session.toolset).waitTools.has(params.name),
+          deadlineMs: this.env.MCP_WAIT_DEADLINE_S * 1000,
+          signal: abort.signal,
+          onProgress: limiter && ((progress: Progress) => limiter.push(progress)),
+        },
+      );
+      switch (outcome.kind) {
+        case 'refused':
+          return refusalResult(params.name, outcome.error);
+        case 'finished':
+          return finishedCallResult(outcome.call);
+        case 'background':
+          return textResult(
+            `Accepted: call ${outcome.call.id} runs in the background; its result is not reported back here.`,
+          );
       }
-      if (isTerminal(call.status)) return finishedCallResult(call);
-      if (call.executionMode === 'background') {
-        return textResult(`Accepted: call ${call.id} runs in the background; its result is not reported back here.`);
-      }
-      call = await this.awaitToolCall.execute(call, {
-        deadlineMs: this.env.MCP_WAIT_DEADLINE_S * 1000,
-        signal: abort.signal,
-        onProgress: notify && ((p) => notify({ progress: p.n, total: p.total, message: p.message })),
-      });
-      if (isTerminal(call.status)) return finishedCallResult(call);
-      if (abort.signal.aborted) {
-        const cancelled = await this.cancelToolCall
-          .execute(agent, call.id, 'cancelled by the MCP client')
-          .catch(() => call);
-        return finishedCallResult(cancelled);
-      }
-      const pollUrl = `${this.env.PUBLIC_BASE_URL}/v1/agents/${agent.agentId}/tool-calls/${call.id}?wait=60`;
-      return stillRunningResult(call.id, call.status, this.env.MCP_WAIT_DEADLINE_S, pollUrl);
+      const { id, status } = outcome.call;
+      const pollUrl = `${this.env.PUBLIC_BASE_URL}/v1/agents/${agent.agentId}/tool-calls/${id}?wait=60`;
+      return stillRunningResult(id, status, this.env.MCP_WAIT_DEADLINE_S, pollUrl);
     } finally {
       await limiter?.drain(abort.signal);
-      releaseWait();
       stopCancelListener();
       ctx.mcpReq.signal.removeEventListener('abort', onClientGone);
     }
@@ -211,8 +201,6 @@ export class AgentMcpServers {
     }
   }
 }
-
-function noWaitSlot(): void {}
 
 function metaString(meta: Record<string, unknown> | undefined, key: string): string | undefined {
   const value = meta?.[key];

@@ -10,7 +10,7 @@ import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ENV, type Env } from '../../../../libs/config/src/index.js';
-import { type FieldProblem, ListAgentTools, unstorableJsonProblems } from '../../../../libs/domain/src/index.js';
+import { AgentToolsets, type FieldProblem, unstorableJsonProblems } from '../../../../libs/domain/src/index.js';
 import { CallEvents } from '../../../../libs/broadcast/src/index.js';
 import { AgentAuth, type AgentIdentity, Auth } from '../common/auth.guard.js';
 import { Problems } from '../common/openapi.js';
@@ -63,7 +63,7 @@ export class AgentMcpController {
   constructor(
     @Inject(ENV) env: Env,
     servers: AgentMcpServers,
-    private readonly listAgentTools: ListAgentTools,
+    private readonly toolsets: AgentToolsets,
     private readonly events: CallEvents,
   ) {
     this.handler = toNodeHandler(
@@ -124,9 +124,10 @@ export class AgentMcpController {
       void res.code(202).send();
       return;
     }
-    const tools = await this.listAgentTools.execute(agent);
+    // The cached toolset of its generation: the MCP view of it (tools/list, wait tools) is built once per generation.
+    const toolset = await this.toolsets.load(agent);
     const raw: McpNodeRequest = req.raw;
-    const session: AgentMcpSession = { agent, tools, clientSessionId, requestId: req.id };
+    const session: AgentMcpSession = { agent, toolset, clientSessionId, requestId: req.id };
     raw.auth = { token: '', clientId: agent.agentId, scopes: [], extra: { session } };
     // The SDK writes the Node response itself: Fastify must not send one too.
     res.hijack();

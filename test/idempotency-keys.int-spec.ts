@@ -8,7 +8,7 @@ import { type AppProcess, type ProcessFixture, processFixture, startAppProcess }
 import { type TestApi, requester, startTestApi } from './support/test-api.js';
 import { WebhookHandler } from './support/webhook-handler.js';
 
-const LEASE_S = 2;
+const LEASE_S = 4;
 let fixture: ProcessFixture;
 let handler: WebhookHandler;
 let api: TestApi;

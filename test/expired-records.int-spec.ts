@@ -43,10 +43,13 @@ describe('the worker', () => {
     await stack.api.sql("UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE key LIKE 'old-%'");
     await stack.api.sql("UPDATE launch_codes SET expires_at = now() - interval '1 second'");
     await stack.api.sql(`INSERT INTO idempotency_keys (project_id, agent_id, key, request_hash, created_at, expires_at)
-      SELECT 'p_bulk', 'a_bulk', 'k' || n, 'h', now() - interval '2 days', now() - interval '1 day' FROM generate_series(1, 2400) AS n`);
+      SELECT 'p_bulk', 'a_bulk', 'k' || n, 'h', now() - interval '2 days', now() - interval '1 day'
+      FROM generate_series(1, 2400) AS n`);
     await stack.api.sql(
-      `INSERT INTO launch_codes (code_hash, app_id, project_id, agent_id, installation_id, tool_name, mode, theme, language, expires_at)
-      SELECT 'h' || n, $1, $2, $3, $4, 'find_customer', 'create', 'light', 'en', now() - interval '1 hour' FROM generate_series(1, 1200) AS n`,
+      `INSERT INTO launch_codes
+         (code_hash, app_id, project_id, agent_id, installation_id, tool_name, mode, theme, language, expires_at)
+       SELECT 'h' || n, $1, $2, $3, $4, 'find_customer', 'create', 'light', 'en', now() - interval '1 hour'
+       FROM generate_series(1, 1200) AS n`,
       [ctx.app.id, ctx.projectId, ctx.agentId, ctx.installationId],
     );
     const liveLaunch = await launch();

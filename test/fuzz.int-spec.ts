@@ -329,7 +329,8 @@ async function send(request: FuzzRequest, failures: Failure[]): Promise<void> {
   const shortUrl = url.replace(/x{20,}/g, (m) => `<x*${m.length}>`);
   if (process.env.FUZZ_DUMP) console.log(`${request.route.method} ${shortUrl} ${JSON.stringify(request.headers)}`);
   const body = String(request.body?.bytes ?? '').slice(0, 300);
-  const summary = `${request.route.method} ${shortUrl.slice(0, 300)} as ${request.role} ${JSON.stringify(headers).slice(0, 200)} body ${body}`;
+  const sentHeaders = JSON.stringify(headers).slice(0, 200);
+  const summary = `${request.route.method} ${shortUrl.slice(0, 300)} as ${request.role} ${sentHeaders} body ${body}`;
   let response: Response;
   try {
     response = await fetch(stack.api.baseUrl + url, {

@@ -138,7 +138,8 @@ describe('secret key rotation', () => {
       await prisma.$disconnect();
     }
     const [row] = await api.sql(
-      "SELECT webhook_secret_enc, retired_webhook_secrets->0->>'secret_enc' AS retired_secret_enc, mcp_auth_header_value_enc FROM apps WHERE id = $1",
+      `SELECT webhook_secret_enc, retired_webhook_secrets->0->>'secret_enc' AS retired_secret_enc, mcp_auth_header_value_enc
+         FROM apps WHERE id = $1`,
       [created.body.id],
     );
     const onlyNew = new SecretBox(parseSecretKeys(newKey));

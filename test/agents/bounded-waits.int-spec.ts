@@ -82,7 +82,7 @@ describe('a long-poll', () => {
 });
 
 describe('the waits of one agent', () => {
-  it('are capped per agent of a project: one more is 429 with Retry-After, over REST and MCP; a slot frees when a client leaves', async () => {
+  it('are capped per agent: one more is 429 with Retry-After over REST and MCP; a client leaving frees a slot', async () => {
     const ctx = await waitAgent('/waits/cap');
     const calls = [await ctx.accept(), await ctx.accept()];
     const open = calls.map((id) => longPoll(ctx, id, 20));

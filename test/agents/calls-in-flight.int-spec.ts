@@ -204,7 +204,8 @@ describe('the reconciler', () => {
     });
     // Attempt 2 overdue with no job in Redis (as after a lost job): only the reconciler can queue it.
     await stack.api.sql(
-      "UPDATE tool_calls SET status = 'queued', next_attempt_n = 2, next_attempt_at = now() - interval '10 seconds', finished_at = NULL WHERE id = $1",
+      `UPDATE tool_calls SET status = 'queued', next_attempt_n = 2, next_attempt_at = now() - interval '10 seconds',
+         finished_at = NULL WHERE id = $1`,
       [callId],
     );
     await eventually(async () => expect((await ctx.read(callId)).body.status).toBe('cancelled'));

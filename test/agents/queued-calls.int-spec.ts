@@ -286,7 +286,9 @@ describe('secret rotation', () => {
     expect(webhook.verifiedWith).toEqual([0, 1]);
     // 24 hours later (moved back in the database; a PATCH drops the cached app row, as any change does).
     await stack.api.sql(
-      `UPDATE apps SET retired_webhook_secrets = jsonb_set(retired_webhook_secrets, '{0,valid_until}', '"2000-01-01T00:00:00.000Z"') WHERE id = $1`,
+      `UPDATE apps
+         SET retired_webhook_secrets = jsonb_set(retired_webhook_secrets, '{0,valid_until}', '"2000-01-01T00:00:00.000Z"')
+       WHERE id = $1`,
       [ctx.app.id],
     );
     await stack.api.request('PATCH', `/v1/apps/${ctx.app.id}`, { token: ctx.dev, body: { display_name: 'Shop' } });
@@ -387,7 +389,8 @@ describe('the reconciler', () => {
     const ctx = await setup({ execution_mode: 'instant', retry_window: null });
     const done = await ctx.call();
     await stack.api.sql(
-      "UPDATE tool_calls SET status = 'in_progress', attempt_deadline = now() - interval '1 second', finished_at = NULL, result = NULL WHERE id = $1",
+      `UPDATE tool_calls SET status = 'in_progress', attempt_deadline = now() - interval '1 second',
+         finished_at = NULL, result = NULL WHERE id = $1`,
       [done.body.call_id],
     );
     await eventually(async () => expect((await ctx.detail(done.body.call_id)).body.status).toBe('failed'), {

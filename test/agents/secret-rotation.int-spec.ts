@@ -58,7 +58,9 @@ describe('two rotations within 24 hours', () => {
 
     // The first secret's 24 h are over (moved back in the database; a PATCH drops the cached app row).
     await api.sql(
-      `UPDATE apps SET retired_webhook_secrets = (SELECT jsonb_agg(CASE WHEN s->>'valid_until' = $2 THEN jsonb_set(s, '{valid_until}', '"2000-01-01T00:00:00.000Z"') ELSE s END)
+      `UPDATE apps SET retired_webhook_secrets = (
+         SELECT jsonb_agg(CASE WHEN s->>'valid_until' = $2
+                          THEN jsonb_set(s, '{valid_until}', '"2000-01-01T00:00:00.000Z"') ELSE s END)
          FROM jsonb_array_elements(retired_webhook_secrets) s) WHERE id = $1`,
       [ctx.app.id, first.body.previous_valid_until],
     );

@@ -11,7 +11,9 @@ export const SURROGATE_PROBLEM =
   'holds an unpaired UTF-16 surrogate (e.g. \\ud800), which is no character: send valid Unicode text';
 export const INFINITE_PROBLEM =
   'is too large to be a number (it would become Infinity): send a smaller number, or a string';
-export const UNSAFE_INTEGER_PROBLEM = `is a whole number beyond ±${Number.MAX_SAFE_INTEGER} (2^53 − 1), which JSON numbers do not carry exactly: send it as a string`;
+export const UNSAFE_INTEGER_PROBLEM =
+  `is a whole number beyond ±${Number.MAX_SAFE_INTEGER} (2^53 − 1), ` +
+  'which JSON numbers do not carry exactly: send it as a string';
 export const TOO_DEEP_PROBLEM = `is nested deeper than ${MAX_JSON_DEPTH} levels: send flatter data`;
 
 // Without the u flag a regex sees UTF-16 code units: a high surrogate not followed by a low one, or a low one alone.

@@ -20,7 +20,8 @@ describe('the reserved call-status tool', () => {
       .content[0].text;
     expect(text).toBe(
       'Still running after 6 s: call call_1a (status in_progress) goes on retrying. ' +
-        'To get its result, call toolgate-call-status with {"call_id": "call_1a"}; or poll GET http://x/v1/agents/a/tool-calls/call_1a?wait=60.',
+        'To get its result, call toolgate-call-status with {"call_id": "call_1a"}; ' +
+        'or poll GET http://x/v1/agents/a/tool-calls/call_1a?wait=60.',
     );
   });
 });

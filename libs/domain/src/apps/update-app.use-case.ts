@@ -27,7 +27,8 @@ export class UpdateApp {
       (await this.tools.countConfigurable(appId)) > 0
     ) {
       throw DomainError.conflict(
-        'The app has configurable tools, whose configurator is the embedded page: make them not configurable before removing embedded_page_url.',
+        'The app has configurable tools, whose configurator is the embedded page: ' +
+          'make them not configurable before removing embedded_page_url.',
       );
     }
     const updated = await this.apps.update(developerId, appId, {

@@ -26,7 +26,9 @@ export function mcpSnapshotEntries(appName: string, tools: readonly ListedMcpToo
     if (count > 1)
       reason = `listed twice: the server lists "${tool.name}" ${count} times; give each tool its own name on the MCP server`;
     else if (!AGENT_FACING_NAME.test(agentName)) {
-      reason = `its agent-facing name "${agentName}" would not match ^[a-zA-Z0-9_-]{1,64}$; Toolgate never renames tools: rename it on the MCP server`;
+      reason =
+        `its agent-facing name "${agentName}" would not match ^[a-zA-Z0-9_-]{1,64}$; ` +
+        'Toolgate never renames tools: rename it on the MCP server';
     } else if (tool.execution?.taskSupport === 'required') {
       reason = 'it can only run as a task, which Toolgate does not offer to agents';
     }

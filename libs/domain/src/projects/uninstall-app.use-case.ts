@@ -19,7 +19,8 @@ export class UninstallApp {
     if (!confirmed) {
       throw new DomainError(
         ErrorCode.ConfirmationRequired,
-        `Uninstalling app "${installation.app.name}" removes its tools from every agent of the project: repeat the request with ?confirm=true.`,
+        `Uninstalling app "${installation.app.name}" removes its tools from every agent of the project: ` +
+          'repeat the request with ?confirm=true.',
       );
     }
     const agents = await this.instances.agentsOfInstallation(installationId);

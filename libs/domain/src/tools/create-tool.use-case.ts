@@ -19,7 +19,8 @@ export type CreateToolInput = Omit<
 
 export function configuratorMissing(appName: string): DomainError {
   return DomainError.conflict(
-    `A configurable tool is set up on the app's configurator page, and app "${appName}" has no embedded_page_url: set it first (PATCH /v1/apps/{app_id}).`,
+    `A configurable tool is set up on the app's configurator page, and app "${appName}" has no embedded_page_url: ` +
+      'set it first (PATCH /v1/apps/{app_id}).',
   );
 }
 

@@ -680,12 +680,19 @@ main()
     await cleanupAndExit(1);
   });
 
-/** The section bench/storage.mjs writes (2 million stored calls), kept when this run rewrites RESULTS.md. */
+/**
+ * The sections other scripts write, kept when this run rewrites RESULTS.md: bench/storage.mjs's (2 million stored
+ * calls) and bench/profile-summary.mjs --results's (where the CPU goes).
+ */
 function storageSection() {
   const path = join(ROOT, 'bench/RESULTS.md');
   const previous = existsSync(path) ? readFileSync(path, 'utf8') : '';
-  const start = previous.indexOf('## 2 million stored calls');
-  if (start === -1) return '';
-  const end = previous.indexOf('\n## ', start + 1);
-  return `\n${previous.slice(start, end === -1 ? undefined : end + 1).trimEnd()}\n`;
+  return ['## 2 million stored calls', '## Where the CPU goes']
+    .map((title) => {
+      const start = previous.indexOf(title);
+      if (start === -1) return '';
+      const end = previous.indexOf('\n## ', start + 1);
+      return `\n${previous.slice(start, end === -1 ? undefined : end + 1).trimEnd()}\n`;
+    })
+    .join('');
 }

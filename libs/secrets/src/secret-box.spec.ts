@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { decodeProtectedHeader } from 'jose';
+import { CompactEncrypt, compactDecrypt, decodeProtectedHeader } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { SecretBox, UnknownSecretKeyError, parseSecretKeys } from './secret-box.js';
 
@@ -13,6 +13,30 @@ describe('SecretBox', () => {
     expect(jwe).not.toContain('secret-value');
     expect(decodeProtectedHeader(jwe)).toEqual({ alg: 'dir', enc: 'A256GCM', kid: 'k1' });
     expect(await box.decrypt(jwe)).toBe('whsec_secret-value');
+  });
+
+  it('reads and writes the compact JWE jose reads and writes', async () => {
+    const k = key('k1');
+    const box = new SecretBox([k]);
+    const byJose = await new CompactEncrypt(new TextEncoder().encode('ü-value'))
+      .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid: 'k1' })
+      .encrypt(k.key);
+    expect(await box.decrypt(byJose)).toBe('ü-value');
+    const { plaintext } = await compactDecrypt(await box.encrypt('ü-value'), k.key);
+    expect(new TextDecoder().decode(plaintext)).toBe('ü-value');
+  });
+
+  it('refuses a tampered value and a header other than dir/A256GCM', async () => {
+    const k = key('k1');
+    const box = new SecretBox([k]);
+    const [header, , iv, ciphertext, tag] = (await box.encrypt('value')).split('.');
+    const flipped = Buffer.from(ciphertext, 'base64url');
+    flipped[0] ^= 1;
+    await expect(box.decrypt([header, '', iv, flipped.toString('base64url'), tag].join('.'))).rejects.toThrow();
+    const a128 = await new CompactEncrypt(new TextEncoder().encode('value'))
+      .setProtectedHeader({ alg: 'dir', enc: 'A128GCM', kid: 'k1' })
+      .encrypt(k.key.slice(0, 16));
+    await expect(box.decrypt(a128)).rejects.toThrow('unsupported JWE header');
   });
 
   it('never produces the same ciphertext twice', async () => {

@@ -38,7 +38,13 @@ export interface WebhookRequest {
 export async function sendWebhook(dispatcher: Dispatcher, webhook: WebhookRequest): Promise<AttemptResult> {
   const started = performance.now();
   const duration = () => Math.round(performance.now() - started);
-  const signal = AbortSignal.timeout(webhook.timeoutMs);
+  // A timer cleared with the answer (AbortSignal.timeout's lives on until it fires: one per attempt in flight for 30 s).
+  const timeout = new AbortController();
+  const { signal } = timeout;
+  const timer = setTimeout(
+    () => timeout.abort(new DOMException('attempt timed out', 'TimeoutError')),
+    webhook.timeoutMs,
+  );
   try {
     assertUrlHostAllowed(new URL(webhook.url), webhook.allowPrivateNetwork);
     const response = await request(webhook.url, {
@@ -107,6 +113,8 @@ export async function sendWebhook(dispatcher: Dispatcher, webhook: WebhookReques
     };
   } catch (error) {
     return { ...classifyError(error, signal, webhook.timeoutMs), durationMs: duration() };
+  } finally {
+    clearTimeout(timer);
   }
 }
 

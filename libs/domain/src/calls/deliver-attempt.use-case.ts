@@ -26,6 +26,9 @@ export interface PreparedAttempt {
  */
 @Injectable()
 export class DeliverAttempt {
+  /** Decrypted webhook secrets by ciphertext, in this process's memory only (a rotation makes a new ciphertext). */
+  private readonly decrypted = new Map<string, string>();
+
   constructor(
     @Inject(ENV) private readonly env: Env,
     private readonly dispatchers: AppDispatchers,
@@ -34,7 +37,7 @@ export class DeliverAttempt {
   ) {}
 
   async execute({ call, app, body, n }: PreparedAttempt): Promise<ToolCall> {
-    const secrets = await Promise.all(signingSecretsOf(app, new Date()).map((secret) => this.secrets.decrypt(secret)));
+    const secrets = await Promise.all(signingSecretsOf(app, new Date()).map((secret) => this.secret(secret)));
     // Offsets run from the moment attempt 1 goes out, not from the bookkeeping before it.
     const sentAt = new Date();
     const signature = signWebhook(secrets, call.eventId, Math.floor(sentAt.getTime() / 1000), body);
@@ -64,4 +67,16 @@ export class DeliverAttempt {
       ...details,
     });
   }
+
+  private async secret(encrypted: string): Promise<string> {
+    const known = this.decrypted.get(encrypted);
+    if (known !== undefined) return known;
+    const secret = await this.secrets.decrypt(encrypted);
+    if (this.decrypted.size >= MAX_CACHED_SECRETS) this.decrypted.clear();
+    this.decrypted.set(encrypted, secret);
+    return secret;
+  }
 }
+
+/** Enough for every app delivering at once; past it the cache starts over. */
+const MAX_CACHED_SECRETS = 10_000;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { decodeProtectedHeader } from 'jose';
+import { CompactEncrypt, compactDecrypt, decodeProtectedHeader } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { SecretBox, UnknownSecretKeyError, parseSecretKeys } from './secret-box.js';
 
@@ -13,6 +13,30 @@ describe('SecretBox', () => {
     expect(jwe).not.toContain('secret-value');
     expect(decodeProtectedHeader(jwe)).toEqual({ alg: 'dir', enc: 'A256GCM', kid: 'k1' });
     expect(await box.decrypt(jwe)).toBe('whsec_secret-value');
+  });
+
+  it('reads what jose encrypts, and jose reads what it encrypts', async () => {
+    const k1 = key('k1');
+    const box = new SecretBox([k1]);
+    const byJose = await new CompactEncrypt(new TextEncoder().encode('héllo, wörld'))
+      .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid: 'k1' })
+      .encrypt(k1.key);
+    expect(await box.decrypt(byJose)).toBe('héllo, wörld');
+    const { plaintext } = await compactDecrypt(await box.encrypt('héllo, wörld'), k1.key);
+    expect(new TextDecoder().decode(plaintext)).toBe('héllo, wörld');
+  });
+
+  it('refuses a tampered value and another algorithm', async () => {
+    const k1 = key('k1');
+    const box = new SecretBox([k1]);
+    const [header, empty, iv, ciphertext, tag] = (await box.encrypt('value')).split('.');
+    const flipped = Buffer.from(ciphertext, 'base64url');
+    flipped[0] ^= 1;
+    await expect(box.decrypt([header, empty, iv, flipped.toString('base64url'), tag].join('.'))).rejects.toThrow();
+    const other = await new CompactEncrypt(new TextEncoder().encode('value'))
+      .setProtectedHeader({ alg: 'dir', enc: 'A128GCM', kid: 'k1' })
+      .encrypt(k1.key.slice(0, 16));
+    await expect(box.decrypt(other)).rejects.toThrow();
   });
 
   it('never produces the same ciphertext twice', async () => {

@@ -1,20 +1,7 @@
-import { randomFillSync } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 
 let lastMs = 0;
 let sequence = 0;
-
-/** Random bytes drawn from a pool refilled 4 KiB at a time: one `randomFillSync` per ~200 ids, not two per id. */
-const pool = Buffer.alloc(4096);
-let pooled = 0;
-
-function randomBuffer(size: number): Buffer {
-  if (pooled < size) {
-    randomFillSync(pool);
-    pooled = pool.length;
-  }
-  pooled -= size;
-  return Buffer.from(pool.subarray(pooled, pooled + size));
-}
 
 /**
  * UUIDv7 (RFC 9562): 48-bit Unix milliseconds, then a 12-bit counter that keeps ids made in the
@@ -23,7 +10,7 @@ function randomBuffer(size: number): Buffer {
 export function uuidv7(now: number = Date.now()): string {
   if (now > lastMs) {
     lastMs = now;
-    sequence = randomBuffer(2).readUInt16BE() & 0x1ff;
+    sequence = randomBytes(2).readUInt16BE() & 0x1ff;
   } else {
     sequence += 1;
     if (sequence > 0xfff) {
@@ -31,7 +18,7 @@ export function uuidv7(now: number = Date.now()): string {
       sequence = 0;
     }
   }
-  const bytes = randomBuffer(16);
+  const bytes = randomBytes(16);
   bytes.writeUIntBE(lastMs, 0, 6);
   bytes[6] = 0x70 | (sequence >> 8);
   bytes[7] = sequence & 0xff;

@@ -39,7 +39,10 @@ export async function createApiApp(env: Env): Promise<INestApplication> {
   acceptJsonBodiesOnly(fastify);
   await mountOperatorQueueDashboard(app);
 
-  const document = describeApi(app, env.PUBLIC_BASE_URL);
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json', yamlDocumentUrl: 'openapi.yaml' });
+  // Built on the first GET of /docs, /openapi.json or /openapi.yaml, then kept: an API never asked holds no document.
+  SwaggerModule.setup('docs', app, () => describeApi(app, env.PUBLIC_BASE_URL), {
+    jsonDocumentUrl: 'openapi.json',
+    yamlDocumentUrl: 'openapi.yaml',
+  });
   return app;
 }

@@ -1,13 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService } from './prisma.service.js';
+import { DatabasePool } from './database-pool.js';
 
-/** Whether Postgres answers: the readiness check's one query. */
+const PING = { name: 'database_health_ping', text: 'SELECT 1' };
+
+/** Whether Postgres answers: the readiness check's one query (on the pool: it never loads Prisma's engine). */
 @Injectable()
 export class DatabaseHealthRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(private readonly db: DatabasePool) {}
 
   /** Resolves when Postgres answers a query; rejects when it does not. */
   async ping(): Promise<void> {
-    await this.prisma.$queryRaw`SELECT 1`;
+    await this.db.rows(PING, []);
   }
 }

@@ -58,6 +58,12 @@ export class DatabasePool implements OnApplicationShutdown {
     return result.rows as R[];
   }
 
+  /** How many rows a named statement (an UPDATE or DELETE) touched. */
+  async count(statement: Statement, values: unknown[]): Promise<number> {
+    const result = await this.pool.query({ name: statement.name, text: statement.text, values, types: TYPES });
+    return result.rowCount ?? 0;
+  }
+
   async end(): Promise<void> {
     if (this.ended) return;
     this.ended = true;

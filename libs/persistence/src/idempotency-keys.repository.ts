@@ -1,6 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import type { IdempotencyKey, Prisma } from './generated/client.js';
+import { DatabasePool, utc } from './database-pool.js';
 import { PrismaService } from './prisma.service.js';
+
+/** Up to $2 expired markers (answers past 24 h, reservations past their lease) at $1. */
+const PURGE_EXPIRED = {
+  name: 'idempotency_keys_purge',
+  text: `DELETE FROM idempotency_keys WHERE ctid IN (
+    SELECT ctid FROM idempotency_keys WHERE expires_at <= $1::timestamp(3) LIMIT $2::int
+  )`,
+};
 
 /** The owner of a key: one agent of one project (agent ids repeat across projects). */
 export interface IdempotencyOwner {
@@ -15,7 +24,10 @@ export interface IdempotencyOwner {
  */
 @Injectable()
 export class IdempotencyKeysRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly db: DatabasePool,
+  ) {}
 
   /** Reserves the key until `leaseUntil`; when it is already taken (and not expired), returns the existing marker. */
   async reserve(
@@ -56,9 +68,6 @@ export class IdempotencyKeysRepository {
 
   /** Deletes up to `limit` expired markers (answers past 24 h, reservations past their lease); returns how many. */
   async purgeExpired(now: Date, limit: number): Promise<number> {
-    return this.prisma.$executeRaw`
-      DELETE FROM idempotency_keys WHERE ctid IN (
-        SELECT ctid FROM idempotency_keys WHERE expires_at <= ${now} LIMIT ${limit}
-      )`;
+    return this.db.count(PURGE_EXPIRED, [utc(now), limit]);
   }
 }

@@ -1,13 +1,26 @@
 import { Injectable } from '@nestjs/common';
 import type { McpToolSnapshot, Prisma } from './generated/client.js';
+import { DatabasePool, utc } from './database-pool.js';
 import { PrismaService } from './prisma.service.js';
 
 export type NewMcpToolSnapshot = Omit<Prisma.McpToolSnapshotUncheckedCreateInput, 'appId' | 'refreshedAt'>;
 
+/** Up to $2 MCP-mode apps whose snapshot was last attempted before $1 (or never). */
+const STALE_APPS = {
+  name: 'mcp_tools_stale_apps',
+  text: `SELECT id FROM apps
+    WHERE agent_tools_mode = 'mcp' AND mcp_url IS NOT NULL
+      AND (mcp_snapshot_attempted_at IS NULL OR mcp_snapshot_attempted_at < $1::timestamp(3))
+    LIMIT $2::int`,
+};
+
 /** The last snapshot of an MCP-mode app's tools. */
 @Injectable()
 export class McpToolsRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly db: DatabasePool,
+  ) {}
 
   async list(appId: string): Promise<McpToolSnapshot[]> {
     return this.prisma.mcpToolSnapshot.findMany({ where: { appId }, orderBy: { position: 'asc' } });
@@ -47,14 +60,6 @@ export class McpToolsRepository {
 
   /** MCP-mode apps whose snapshot is older than `before` (or missing): for the periodic refresh. */
   async staleApps(before: Date, limit: number): Promise<{ id: string }[]> {
-    return this.prisma.app.findMany({
-      where: {
-        agentToolsMode: 'mcp',
-        mcpUrl: { not: null },
-        OR: [{ mcpSnapshotAttemptedAt: null }, { mcpSnapshotAttemptedAt: { lt: before } }],
-      },
-      select: { id: true },
-      take: limit,
-    });
+    return this.db.rows<{ id: string }>(STALE_APPS, [utc(before), limit]);
   }
 }

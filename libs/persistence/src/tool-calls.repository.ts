@@ -12,9 +12,26 @@ import {
 import { type App, Prisma } from './generated/client.js';
 import { type Page, type PageRequest, toPage } from './page.js';
 import { PrismaService } from './prisma.service.js';
-import { APP_COLUMNS, type InstanceWithTool, TOOL_CALL_COLUMNS, instanceWithTool, pick } from './sql-columns.js';
+import {
+  APP_COLUMNS,
+  type InstanceWithTool,
+  TOOL_CALL_COLUMNS,
+  instanceWithTool,
+  pick,
+  selectList,
+} from './sql-columns.js';
 import { storableJsonText, storableText } from './storable.js';
 import { TOOL_CALL_STATEMENTS as SQL, newToolCallValues } from './tool-calls.statements.js';
+
+/** Up to $3 active calls after id $4 (or from the first) queued past $2 or in progress past their deadline ($1). */
+const OVERDUE = {
+  name: 'tool_calls_overdue',
+  text: `SELECT ${selectList(TOOL_CALL_COLUMNS)} FROM tool_calls
+    WHERE ($4::text IS NULL OR id > $4::text)
+      AND ((status = 'queued' AND next_attempt_at < $2::timestamp(3))
+        OR (status = 'in_progress' AND attempt_deadline < $1::timestamp(3)))
+    ORDER BY id LIMIT $3::int`,
+};
 
 export type ToolCallWithAttempts = ToolCall & { attempts: ToolCallAttempt[] };
 
@@ -252,18 +269,8 @@ export class ToolCallsRepository {
    * every one of them, however many a single app has.
    */
   async findOverdue(now: Date, graceMs: number, limit: number, after: string | null = null): Promise<ToolCall[]> {
-    const overdue = await this.prisma.toolCall.findMany({
-      where: {
-        ...(after ? { id: { gt: after } } : {}),
-        OR: [
-          { status: 'queued', nextAttemptAt: { lt: new Date(now.getTime() - graceMs) } },
-          { status: 'in_progress', attemptDeadline: { lt: now } },
-        ],
-      },
-      orderBy: { id: 'asc' },
-      take: limit,
-    });
-    return overdue as ToolCall[]; // the CHECK constraints hold the states to their unions
+    // On the pool, not Prisma: the worker runs this every RECONCILE_INTERVAL_MS, and an idle worker loads no query engine.
+    return this.db.rows<ToolCall>(OVERDUE, [utc(now), utc(new Date(now.getTime() - graceMs)), limit, after]);
   }
 
   /** Ends an instant call the API process never finished (it died before or during its one attempt). */

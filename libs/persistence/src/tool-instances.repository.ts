@@ -20,6 +20,18 @@ const GET_WITH_TOOL: Statement = {
     WHERE i.id = $1`,
 };
 
+/** Every instance of agent $2 of project $1 with its tool, in the order they were added. */
+const LIST_FOR_AGENT: Statement = {
+  name: 'tool_instances_list_for_agent',
+  text: `SELECT ${INSTANCE_WITH_TOOL_SELECT}
+    FROM tool_instances i
+    JOIN installations n ON n.id = i.installation_id
+    JOIN apps na ON na.id = n.app_id
+    LEFT JOIN http_tools h ON h.id = i.http_tool_id
+    WHERE i.project_id = $1 AND i.agent_id = $2
+    ORDER BY i.created_at, i.id`,
+};
+
 /** Tool instances: the tools projects gave their agents, looked up and written by project and agent first. */
 @Injectable()
 export class ToolInstancesRepository {
@@ -67,11 +79,9 @@ export class ToolInstancesRepository {
 
   /** Every instance of an agent, in the order they were added (which decides name collisions). */
   async listForAgent(projectId: string, agentId: string): Promise<AgentToolInstance[]> {
-    return this.prisma.toolInstance.findMany({
-      where: { projectId, agentId },
-      include: { installation: { include: { app: true } }, httpTool: true },
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-    });
+    // On the pool: an agent's first call (a toolset cache miss) does not load Prisma's query engine.
+    const rows = await this.db.rows<Record<string, unknown>>(LIST_FOR_AGENT, [projectId, agentId]);
+    return rows.map(instanceWithTool).filter((instance) => instance !== null);
   }
 
   async getWithTool(instanceId: string): Promise<AgentToolInstance | null> {

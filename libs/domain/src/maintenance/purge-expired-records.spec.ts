@@ -3,6 +3,7 @@ import {
   FinishedToolCallsRepository,
   IdempotencyKeysRepository,
   LaunchCodesRepository,
+  type DatabasePool,
   type PrismaService,
 } from '../../../persistence/src/index.js';
 import { PURGE_BATCH_SIZE, PURGE_MAX_BATCHES, PurgeExpiredRecords } from './purge-expired-records.use-case.js';
@@ -20,12 +21,13 @@ function table(rows: number) {
   };
   // Real repositories (never connected: only the purge is reached) whose purge is the table's.
   const prisma = {} as PrismaService;
+  const db = {} as DatabasePool;
   return {
     limits,
     cutoffs,
-    keys: Object.assign(new IdempotencyKeysRepository(prisma), { purgeExpired: purge }),
-    codes: Object.assign(new LaunchCodesRepository(prisma), { purgeExpired: purge }),
-    calls: Object.assign(new FinishedToolCallsRepository(prisma), { purgeFinishedBefore: purge }),
+    keys: Object.assign(new IdempotencyKeysRepository(prisma, db), { purgeExpired: purge }),
+    codes: Object.assign(new LaunchCodesRepository(prisma, db), { purgeExpired: purge }),
+    calls: Object.assign(new FinishedToolCallsRepository(db), { purgeFinishedBefore: purge }),
   };
 }
 

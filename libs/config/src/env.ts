@@ -123,7 +123,8 @@ export function developmentDefaultsInUse(env: Env): string[] {
   }
   if (!env.SECRETS_KEYS) {
     warnings.push(
-      'SECRETS_KEYS is unset: secrets at rest are encrypted with a PUBLIC development key. Set SECRETS_KEYS=kid:$(openssl rand -base64 32).',
+      'SECRETS_KEYS is unset: secrets at rest are encrypted with a PUBLIC development key. ' +
+        'Set SECRETS_KEYS=kid:$(openssl rand -base64 32).',
     );
   }
   return warnings;

@@ -66,7 +66,8 @@ export const TOOL_CALL_STATEMENTS = {
         INSERT INTO tool_call_attempts (id, call_id, round, n, started_at, duration_ms, outcome, http_status, error, response_excerpt)
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
         ON CONFLICT (call_id, round, n) DO UPDATE SET started_at = EXCLUDED.started_at, duration_ms = EXCLUDED.duration_ms,
-          outcome = EXCLUDED.outcome, http_status = EXCLUDED.http_status, error = EXCLUDED.error, response_excerpt = EXCLUDED.response_excerpt
+          outcome = EXCLUDED.outcome, http_status = EXCLUDED.http_status, error = EXCLUDED.error,
+          response_excerpt = EXCLUDED.response_excerpt
       )
       UPDATE tool_calls SET
         status = $11, next_attempt_n = $12, next_attempt_at = $13, first_attempt_at = $14, attempt_deadline = NULL,

@@ -8,16 +8,16 @@ import { Idempotent } from '../common/idempotency.interceptor.js';
 import { Answers, Operation, Problems, QueryOf, jsonSchemaOf } from '../common/openapi.js';
 import { ZodValidationPipe } from '../common/zod-validation.pipe.js';
 import {
-  callOutcomeStatus,
+  callAnswerStatus,
   presentAgentCall,
   presentAgentTool,
-  presentCallOutcome,
-  presentReplayOfLargeOutcome,
+  presentCallAnswer,
+  presentReplayOfLargeAnswer,
 } from './agents.presenter.js';
 import {
   AgentCallResponseSchema,
   AgentToolsResponseSchema,
-  CallOutcomeSchema,
+  CallAnswerSchema,
   ToolCallSchema,
   WaitQuerySchema,
 } from './agents.schemas.js';
@@ -46,19 +46,19 @@ export class AgentsController {
   /** 200 with the outcome of a finished (instant) call; 202 for a queued (wait, background) one. */
   @Post('tool-calls')
   @Operation('callTool', 'Call a tool', 'instant: 200 with the outcome; wait and background: 202 queued.')
-  @Answers(200, CallOutcomeSchema, 'An instant call finished: its outcome')
-  @Answers(202, CallOutcomeSchema, 'A wait or background call, queued')
+  @Answers(200, CallAnswerSchema, 'An instant call finished: its outcome')
+  @Answers(202, CallAnswerSchema, 'A wait or background call, queued')
   @Problems(400, 409, 413, 422)
   @ApiBody({ schema: jsonSchemaOf(ToolCallSchema) })
-  @Idempotent({ body: ToolCallSchema, reduced: presentReplayOfLargeOutcome })
+  @Idempotent({ body: ToolCallSchema, reduced: presentReplayOfLargeAnswer })
   async call(
     @AgentAuth() agent: AgentIdentity,
     @Body(new ZodValidationPipe(ToolCallSchema)) body: z.output<typeof ToolCallSchema>,
     @Res({ passthrough: true }) response: FastifyReply,
   ) {
     const call = await this.acceptToolCall.execute(agent, body);
-    response.code(callOutcomeStatus(call));
-    return presentCallOutcome(call);
+    response.code(callAnswerStatus(call));
+    return presentCallAnswer(call);
   }
 
   @Get('tool-calls/:call_id')

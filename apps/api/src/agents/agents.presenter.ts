@@ -14,7 +14,7 @@ export function presentAgentTool(tool: AgentTool) {
 }
 
 /** A call as the agent sees it: the result when it succeeded, the error when it did not. */
-export function presentCallOutcome(call: ToolCall) {
+export function presentCallAnswer(call: ToolCall) {
   if (call.status === 'succeeded')
     return { call_id: call.id, status: call.status, result: call.result, result_text: call.resultText };
   if (call.status === 'failed' || call.status === 'cancelled')
@@ -22,24 +22,24 @@ export function presentCallOutcome(call: ToolCall) {
   return { call_id: call.id, status: call.status };
 }
 
-/** The answer to a new call: 200 with the outcome once it has finished (instant), 202 while it runs (queued). */
-export function callOutcomeStatus(call: ToolCall): 200 | 202 {
+/** The status of the answer to a new call: 200 once it has finished (instant), 202 while it runs (queued). */
+export function callAnswerStatus(call: ToolCall): 200 | 202 {
   return isTerminal(call.status) ? 200 : 202;
 }
 
 /** What repeats of an Idempotency-Key get when the first answer was too large to keep: where to read the call. */
-export function presentReplayOfLargeOutcome(outcome: ReturnType<typeof presentCallOutcome>, agent: AgentIdentity) {
-  const where = `/v1/agents/${encodeURIComponent(agent.agentId)}/tool-calls/${outcome.call_id}`;
+export function presentReplayOfLargeAnswer(answer: ReturnType<typeof presentCallAnswer>, agent: AgentIdentity) {
+  const where = `/v1/agents/${encodeURIComponent(agent.agentId)}/tool-calls/${answer.call_id}`;
   return {
-    call_id: outcome.call_id,
-    status: outcome.status,
+    call_id: answer.call_id,
+    status: answer.status,
     result_omitted: `The first answer was too large to keep for repeats of this Idempotency-Key: read the call with GET ${where}.`,
   };
 }
 
 export function presentAgentCall(call: ToolCall) {
   return {
-    ...presentCallOutcome(call),
+    ...presentCallAnswer(call),
     tool: call.agentToolName,
     execution_mode: call.executionMode,
     accepted_at: call.acceptedAt.toISOString(),

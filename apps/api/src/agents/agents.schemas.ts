@@ -32,7 +32,7 @@ export const AgentToolsResponseSchema = z.object({
   ),
 });
 
-export const CallOutcomeSchema = z.object({
+export const CallAnswerSchema = z.object({
   call_id: z.string(),
   status: z.enum(CALL_STATUSES),
   result: z.unknown().optional().meta({ description: 'When succeeded: what the handler answered' }),
@@ -48,7 +48,7 @@ export const CallOutcomeSchema = z.object({
     .meta({ description: 'A repeat of an Idempotency-Key whose first answer was too large' }),
 });
 
-export const AgentCallResponseSchema = CallOutcomeSchema.extend({
+export const AgentCallResponseSchema = CallAnswerSchema.extend({
   tool: z.string(),
   execution_mode: z.enum(['instant', 'wait', 'background']),
   accepted_at: z.string(),

@@ -101,9 +101,8 @@ export class TokenVerifier {
       }
       if (error instanceof joseErrors.JWTExpired) throw unauthenticated('The token has expired: get a new one.');
       if (error instanceof joseErrors.JWTClaimValidationFailed) {
-        throw unauthenticated(
-          `The token's "${error.claim}" claim is not accepted: ${error.reason === 'missing' ? 'it is missing' : `expected aud "${TOKEN_AUDIENCE}"`}.`,
-        );
+        const why = error.reason === 'missing' ? 'it is missing' : `expected aud "${TOKEN_AUDIENCE}"`;
+        throw unauthenticated(`The token's "${error.claim}" claim is not accepted: ${why}.`);
       }
       throw unauthenticated('The token is not valid: its signature, algorithm or format was refused.');
     }

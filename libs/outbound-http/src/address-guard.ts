@@ -165,12 +165,13 @@ function defaultResolver(): HostResolver {
  * Throws BlockedAddressError when `url` names a blocked IP literal. Needed besides guardedLookup
  * because net.connect does not call `lookup` for an IP literal host.
  */
-export function assertUrlHostAllowed(url: URL, allowPrivate: boolean): void {
-  if (allowPrivate) return;
+/** Why a URL whose host is an IP literal may not be reached (a name is judged when it resolves), or null. */
+export function urlHostRefusal(url: URL, allowPrivate: boolean): BlockedAddressError | null {
+  if (allowPrivate) return null;
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  if (!isIP(host)) return; // a name: guardedLookup judges what it resolves to
+  if (!isIP(host)) return null; // a name: guardedLookup judges what it resolves to
   const reason = blockedAddressReason(host);
-  if (reason) throw new BlockedAddressError(host, reason);
+  return reason ? new BlockedAddressError(host, reason) : null;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { errors as undiciErrors, request, type Dispatcher } from 'undici';
-import { BlockedAddressError, assertUrlHostAllowed } from '../../outbound-http/src/index.js';
+import { BlockedAddressError, urlHostRefusal } from '../../outbound-http/src/index.js';
 import { excerptOf } from './response-excerpt.js';
 
 /** A handler's answer is the tool result; more than this fails the attempt. */
@@ -38,6 +38,9 @@ export interface WebhookRequest {
 export async function sendWebhook(dispatcher: Dispatcher, webhook: WebhookRequest): Promise<AttemptResult> {
   const started = performance.now();
   const duration = () => Math.round(performance.now() - started);
+  // An IP literal is judged here; a name is judged by the dispatcher's lookup (its refusal arrives as an error).
+  const refusal = URL.canParse(webhook.url) ? urlHostRefusal(new URL(webhook.url), webhook.allowPrivateNetwork) : null;
+  if (refusal) return { outcome: 'blocked_address', durationMs: duration(), error: refusal.message };
   // A timer cleared with the answer (AbortSignal.timeout's lives on until it fires: one per attempt in flight for 30 s).
   const timeout = new AbortController();
   const { signal } = timeout;
@@ -46,7 +49,6 @@ export async function sendWebhook(dispatcher: Dispatcher, webhook: WebhookReques
     webhook.timeoutMs,
   );
   try {
-    assertUrlHostAllowed(new URL(webhook.url), webhook.allowPrivateNetwork);
     const response = await request(webhook.url, {
       method: 'POST',
       headers: webhook.headers,

@@ -9,14 +9,17 @@ export type ToolInstanceRow = ToolInstance;
 export type AgentToolInstance = InstanceWithTool;
 export type NewToolInstance = Omit<Prisma.ToolInstanceUncheckedCreateInput, 'projectId' | 'agentId'>;
 
+/** Where an instance's installation, app and HTTP tool come from (the joins INSTANCE_WITH_TOOL_SELECT reads). */
+const INSTANCE_WITH_TOOL_FROM = `FROM tool_instances i
+    JOIN installations n ON n.id = i.installation_id
+    JOIN apps na ON na.id = n.app_id
+    LEFT JOIN http_tools h ON h.id = i.http_tool_id`;
+
 /** An instance with its installation, app and HTTP tool in one statement (a call's first attempt builds its body from it). */
 const GET_WITH_TOOL: Statement = {
   name: 'tool_instances_get_with_tool',
   text: `SELECT ${INSTANCE_WITH_TOOL_SELECT}
-    FROM tool_instances i
-    JOIN installations n ON n.id = i.installation_id
-    JOIN apps na ON na.id = n.app_id
-    LEFT JOIN http_tools h ON h.id = i.http_tool_id
+    ${INSTANCE_WITH_TOOL_FROM}
     WHERE i.id = $1`,
 };
 
@@ -24,10 +27,7 @@ const GET_WITH_TOOL: Statement = {
 const LIST_FOR_AGENT: Statement = {
   name: 'tool_instances_list_for_agent',
   text: `SELECT ${INSTANCE_WITH_TOOL_SELECT}
-    FROM tool_instances i
-    JOIN installations n ON n.id = i.installation_id
-    JOIN apps na ON na.id = n.app_id
-    LEFT JOIN http_tools h ON h.id = i.http_tool_id
+    ${INSTANCE_WITH_TOOL_FROM}
     WHERE i.project_id = $1 AND i.agent_id = $2
     ORDER BY i.created_at, i.id`,
 };

@@ -7,6 +7,9 @@ import {
   ToolCallsRepository,
   ToolInstancesRepository,
 } from '../libs/persistence/src/index.js';
+import { Prisma } from '../libs/persistence/src/generated/client.js';
+import { DeliveryQueue } from '../libs/queue/src/index.js';
+import { SecretBox } from '../libs/secrets/src/index.js';
 import { eventually } from './support/eventually.js';
 import { agentFacingName, agentWithTools, httpTool } from './support/fixtures.js';
 import { type TestStack, startTestStack } from './support/test-stack.js';
@@ -130,6 +133,50 @@ describe('the hot path on pg prepared statements', () => {
     expect(await calls.claimForDelivery(draft.id, 1, 1, 5_000, afterDeadline)).not.toBeNull(); // a crash: taken again
   });
 
+  it('stores the body with the call at accept; a queued call stored without one gets it at its first attempt', async () => {
+    const ctx = await deliveredCall();
+    const nest = stack.api.app;
+    const prisma = nest.get(PrismaService);
+    const box = nest.get(SecretBox);
+    const accepted = await prisma.toolCall.findUniqueOrThrow({ where: { id: ctx.callId } });
+    const [first, second] = handler.forEvent(accepted.eventId);
+    expect(await box.decrypt(accepted.bodyEnc ?? '')).toBe(first.rawBody.toString());
+    expect(second.rawBody.equals(first.rawBody)).toBe(true);
+
+    // A call an older release accepted: queued without a body.
+    const now = new Date();
+    const legacy = {
+      ...accepted,
+      id: `${ctx.callId}_old`,
+      eventId: `${accepted.eventId.slice(0, -4)}eeee`,
+      bodyEnc: null,
+      status: 'queued',
+      nextAttemptN: 1,
+      nextAttemptAt: now,
+      firstAttemptAt: null,
+      result: Prisma.DbNull,
+      resultText: null,
+      error: Prisma.DbNull,
+      finishedAt: null,
+      acceptedAt: now,
+      updatedAt: now,
+      arguments: { customer_id: 'c9' },
+    } as const;
+    await prisma.toolCall.create({ data: legacy });
+    await nest.get(DeliveryQueue).enqueueAttempt(legacy, 1);
+    await eventually(async () => expect(handler.forEvent(legacy.eventId)).toHaveLength(2)); // 503, then 200
+    const [sent, resent] = handler.forEvent(legacy.eventId);
+    expect(sent.event).toMatchObject({
+      event_id: legacy.eventId,
+      arguments: { customer_id: 'c9' },
+      configuration: { store: 's1' },
+      private_data: { token: 'tok-1' },
+    });
+    expect(resent.rawBody.equals(sent.rawBody)).toBe(true);
+    const stored = await prisma.toolCall.findUniqueOrThrow({ where: { id: legacy.id } });
+    expect(await box.decrypt(stored.bodyEnc ?? '')).toBe(sent.rawBody.toString());
+  });
+
   it('claims for delivery with the app, installation, instance and tool as they are now, as Prisma reads them', async () => {
     const ctx = await deliveredCall();
     const nest = stack.api.app;
@@ -151,13 +198,33 @@ describe('the hot path on pg prepared statements', () => {
         },
       });
     const found = { app, installationExists: true, instance, httpToolExists: true };
+    // The claim reads only what an attempt checks and needs: the app's switches and secrets, the instance's
+    // switches and what a body is built from.
+    const claimedFound = {
+      app: app && {
+        id: app.id,
+        agentToolsEnabled: app.agentToolsEnabled,
+        agentToolsMode: app.agentToolsMode,
+        webhookSecretEnc: app.webhookSecretEnc,
+        retiredWebhookSecrets: app.retiredWebhookSecrets,
+      },
+      installationExists: true,
+      instance: instance && {
+        id: instance.id,
+        enabled: instance.enabled,
+        privateDataRequired: instance.privateDataRequired,
+        privateDataEnc: instance.privateDataEnc,
+        configuration: instance.configuration,
+      },
+      httpToolExists: true,
+    };
 
     expect(await calls.claimForDelivery(ctx.callId, 1, 3, margin)).toBeNull(); // succeeded: nothing to claim
     await requeue(null);
     expect(await calls.claimForDelivery(ctx.callId, 1, 2, margin)).toBeNull(); // not the attempt due
     const before = Date.now();
     const first = await calls.claimForDelivery(ctx.callId, 1, 3, margin);
-    expect(first).toStrictEqual({ call: await read(), ...found });
+    expect(first).toStrictEqual({ call: await read(), ...claimedFound });
     // The tool's current handler URL and timeout, and a deadline that timeout plus the margin away.
     const tool = instance?.httpTool;
     expect(first?.call).toMatchObject({
@@ -173,7 +240,10 @@ describe('the hot path on pg prepared statements', () => {
     expect(await calls.claimForDelivery(ctx.callId, 1, 3, margin, pastDeadline)).not.toBeNull(); // a crash: taken again
 
     await requeue('stored-body');
-    expect(await calls.claimForDelivery(ctx.callId, 1, 3, margin)).toStrictEqual({ call: await read(), ...found });
+    expect(await calls.claimForDelivery(ctx.callId, 1, 3, margin)).toStrictEqual({
+      call: await read(),
+      ...claimedFound,
+    });
     expect(await calls.currentTarget(ctx.callId)).toStrictEqual({ call: await read(), ...found });
   });
 

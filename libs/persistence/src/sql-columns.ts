@@ -4,6 +4,18 @@ import type { App, HttpTool, Installation, ToolInstance } from './generated/clie
 /** An instance with its installation, the installation's app, and its HTTP tool (null for an MCP tool). */
 export type InstanceWithTool = ToolInstance & { installation: Installation & { app: App }; httpTool: HttpTool | null };
 
+/** What a queued attempt checks and needs of its app: the switches and the signing secrets. */
+export type ClaimedApp = Pick<
+  App,
+  'id' | 'agentToolsEnabled' | 'agentToolsMode' | 'webhookSecretEnc' | 'retiredWebhookSecrets'
+>;
+
+/** What a queued attempt checks and needs of its tool instance: on or off, and what a body is built from. */
+export type ClaimedInstance = Pick<
+  ToolInstance,
+  'id' | 'enabled' | 'privateDataRequired' | 'privateDataEnc' | 'configuration'
+>;
+
 /** A table's columns by the field name Prisma gives them: the mapping between a row and a Prisma-shaped object. */
 type Columns<T> = { readonly [K in keyof T]-?: string };
 
@@ -61,6 +73,14 @@ export const APP_COLUMNS: Columns<App> = {
   updatedAt: 'updated_at',
 };
 
+export const CLAIMED_APP_COLUMNS: Columns<ClaimedApp> = {
+  id: APP_COLUMNS.id,
+  agentToolsEnabled: APP_COLUMNS.agentToolsEnabled,
+  agentToolsMode: APP_COLUMNS.agentToolsMode,
+  webhookSecretEnc: APP_COLUMNS.webhookSecretEnc,
+  retiredWebhookSecrets: APP_COLUMNS.retiredWebhookSecrets,
+};
+
 export const INSTALLATION_COLUMNS: Columns<Installation> = {
   id: 'id',
   projectId: 'project_id',
@@ -85,6 +105,14 @@ export const TOOL_INSTANCE_COLUMNS: Columns<ToolInstance> = {
   enabled: 'enabled',
   createdAt: 'created_at',
   updatedAt: 'updated_at',
+};
+
+export const CLAIMED_INSTANCE_COLUMNS: Columns<ClaimedInstance> = {
+  id: TOOL_INSTANCE_COLUMNS.id,
+  enabled: TOOL_INSTANCE_COLUMNS.enabled,
+  privateDataRequired: TOOL_INSTANCE_COLUMNS.privateDataRequired,
+  privateDataEnc: TOOL_INSTANCE_COLUMNS.privateDataEnc,
+  configuration: TOOL_INSTANCE_COLUMNS.configuration,
 };
 
 export const HTTP_TOOL_COLUMNS: Columns<HttpTool> = {

@@ -14,6 +14,10 @@ import { type Page, type PageRequest, toPage } from './page.js';
 import { PrismaService } from './prisma.service.js';
 import {
   APP_COLUMNS,
+  CLAIMED_APP_COLUMNS,
+  CLAIMED_INSTANCE_COLUMNS,
+  type ClaimedApp,
+  type ClaimedInstance,
   type InstanceWithTool,
   TOOL_CALL_COLUMNS,
   instanceWithTool,
@@ -63,6 +67,15 @@ export interface CallTarget {
   app: App | null;
   installationExists: boolean;
   instance: InstanceWithTool | null;
+  httpToolExists: boolean;
+}
+
+/** A call just claimed for an attempt, with what the attempt checks first (each null or false where it is gone). */
+export interface ClaimedCall {
+  call: ToolCall;
+  app: ClaimedApp | null;
+  installationExists: boolean;
+  instance: ClaimedInstance | null;
   httpToolExists: boolean;
 }
 
@@ -129,8 +142,8 @@ export class ToolCallsRepository {
    * Takes attempt `n` of the call's current round: only if it is the attempt due and no live attempt
    * holds the call (a stale, duplicate or retried job finds nothing); an in-progress call is taken again
    * only past its attempt deadline (a crash). It takes the tool's current handler URL and timeout (the
-   * deadline is that timeout plus `marginMs`) and reads, in the same statement, the app, installation,
-   * instance and tool as they are now.
+   * deadline is that timeout plus `marginMs`) and reads, in the same statement, what the attempt checks
+   * of the app, installation, instance and tool as they are now.
    */
   async claimForDelivery(
     callId: string,
@@ -138,7 +151,7 @@ export class ToolCallsRepository {
     n: number,
     marginMs: number,
     now = new Date(),
-  ): Promise<CallTarget | null> {
+  ): Promise<ClaimedCall | null> {
     const [row] = await this.db.rows<Record<string, unknown>>(SQL.claimForDelivery, [
       callId,
       round,
@@ -146,7 +159,7 @@ export class ToolCallsRepository {
       marginMs,
       utc(now),
     ]);
-    return row ? callTarget(row) : null;
+    return row ? claimedCall(row) : null;
   }
 
   /** The call with its app, installation, instance and tool as they are now; null when the call is gone. */
@@ -299,6 +312,16 @@ export class ToolCallsRepository {
 /** Postgres refused the values (a data exception or a limit such as nesting), or they could not be serialized. */
 function isDataError(error: unknown): boolean {
   return error instanceof RangeError || error instanceof TypeError || isRefusedValue(error);
+}
+
+function claimedCall(row: Record<string, unknown>): ClaimedCall {
+  return {
+    call: pick(row, TOOL_CALL_COLUMNS, ''),
+    app: row['a.id'] === null ? null : pick(row, CLAIMED_APP_COLUMNS, 'a.'),
+    installationExists: row['n.id'] !== null,
+    instance: row['i.id'] === null ? null : pick(row, CLAIMED_INSTANCE_COLUMNS, 'i.'),
+    httpToolExists: row.httpToolExists === true,
+  };
 }
 
 function callTarget(row: Record<string, unknown>): CallTarget {

@@ -2,27 +2,46 @@ import type { Statement } from './database-pool.js';
 import { utc } from './database-pool.js';
 import type { NewToolCall, ToolCall } from './call-states.js';
 import { Prisma } from './generated/client.js';
-import { APP_COLUMNS, INSTANCE_WITH_TOOL_SELECT, TOOL_CALL_COLUMNS, selectList } from './sql-columns.js';
+import {
+  APP_COLUMNS,
+  CLAIMED_APP_COLUMNS,
+  CLAIMED_INSTANCE_COLUMNS,
+  INSTANCE_WITH_TOOL_SELECT,
+  TOOL_CALL_COLUMNS,
+  selectList,
+} from './sql-columns.js';
 
 const CALL = selectList(TOOL_CALL_COLUMNS);
 const FIELDS = Object.keys(TOOL_CALL_COLUMNS) as (keyof ToolCall)[];
 const JSON_FIELDS = new Set<keyof ToolCall>(['arguments', 'result', 'error']);
 
-/** The current HTTP tool's column (`handler_url`, `attempt_timeout_s`) of the call's instance, or the call's own. */
-const currentTool = (column: string) =>
-  `COALESCE((SELECT h.${column} FROM tool_instances ti JOIN http_tools h ON h.id = ti.http_tool_id
-    WHERE ti.id = tool_calls.tool_instance_id), tool_calls.${column})`;
-
 /**
  * Takes attempt $3 of round $2 if it is due and no live attempt holds the call ($5 is now: a live
  * attempt holds it until its deadline), with the tool's current handler URL and timeout (a fixed URL
- * reaches pending calls); $4 is the margin in ms past that timeout after which the attempt counts as lost.
+ * reaches pending calls; `tool` reads the instance's HTTP tool once, and a call whose tool is gone keeps
+ * its own); $4 is the margin in ms past that timeout after which the attempt counts as lost.
  */
-const CLAIM = `UPDATE tool_calls SET status = 'in_progress', updated_at = $5,
-    handler_url = ${currentTool('handler_url')}, attempt_timeout_s = ${currentTool('attempt_timeout_s')},
-    attempt_deadline = $5::timestamp(3) + make_interval(secs => ${currentTool('attempt_timeout_s')}) + $4::int * interval '1 millisecond'
-  WHERE id = $1 AND round = $2 AND next_attempt_n = $3
-    AND (status = 'queued' OR (status = 'in_progress' AND attempt_deadline < $5))`;
+const CLAIM = `WITH tool AS (
+    SELECT c.id, h.handler_url, h.attempt_timeout_s FROM tool_calls c
+      LEFT JOIN tool_instances ti ON ti.id = c.tool_instance_id
+      LEFT JOIN http_tools h ON h.id = ti.http_tool_id
+    WHERE c.id = $1
+  ), claimed AS (
+    UPDATE tool_calls t SET status = 'in_progress', updated_at = $5,
+      handler_url = COALESCE(tool.handler_url, t.handler_url),
+      attempt_timeout_s = COALESCE(tool.attempt_timeout_s, t.attempt_timeout_s),
+      attempt_deadline = $5::timestamp(3) + make_interval(secs => COALESCE(tool.attempt_timeout_s, t.attempt_timeout_s))
+        + $4::int * interval '1 millisecond'
+    FROM tool
+    WHERE t.id = tool.id AND t.round = $2 AND t.next_attempt_n = $3
+      AND (t.status = 'queued' OR (t.status = 'in_progress' AND t.attempt_deadline < $5))
+    RETURNING t.*
+  )`;
+
+/** What an attempt checks first, of the app, installation, instance and HTTP tool as they are now (null where gone). */
+const CLAIMED_SELECT = `${selectList(TOOL_CALL_COLUMNS, 'c')}, ${selectList(CLAIMED_APP_COLUMNS, 'a', 'a.')},
+  n.id AS "n.id", ${selectList(CLAIMED_INSTANCE_COLUMNS, 'i', 'i.')},
+  EXISTS (SELECT 1 FROM http_tools t WHERE t.app_id = c.app_id AND t.name = c.tool_name) AS "httpToolExists"`;
 
 /** A call (alias `c`) with its app, installation, instance and HTTP tool as they are now (null where gone). */
 const CURRENT_TARGET_SELECT = `${selectList(TOOL_CALL_COLUMNS, 'c')}, ${selectList(APP_COLUMNS, 'a', 'a.')},
@@ -50,7 +69,9 @@ export const TOOL_CALL_STATEMENTS = {
   // The claim with what the attempt checks first: the app, installation, instance and tool as they are now.
   claimForDelivery: {
     name: 'tool_calls_claim_for_delivery',
-    text: `WITH claimed AS (${CLAIM} RETURNING *) SELECT ${CURRENT_TARGET_SELECT} FROM claimed c ${CURRENT_TARGET_JOINS}`,
+    text: `${CLAIM} SELECT ${CLAIMED_SELECT} FROM claimed c LEFT JOIN apps a ON a.id = c.app_id
+      LEFT JOIN installations n ON n.id = c.installation_id
+      LEFT JOIN tool_instances i ON i.id = c.tool_instance_id AND i.installation_id = n.id`,
   },
   currentTarget: {
     name: 'tool_calls_current_target',

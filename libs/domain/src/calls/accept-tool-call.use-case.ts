@@ -72,7 +72,9 @@ export class AcceptToolCall {
     });
     this.metrics.callsAccepted.inc({ mode: tool.execution_mode, kind: 'http' });
     if (tool.execution_mode === 'instant') return this.deliverNow(draft, target);
-    const call = await this.calls.create(draft);
+    // Built and stored with the call: every attempt sends these bytes, and the worker's claim needs no more.
+    const { bodyEnc } = await this.bodies.build(draft, target.instance);
+    const call = await this.calls.create({ ...draft, bodyEnc });
     // The call is stored first: if Redis is away now, the reconciler queues it later.
     await this.queue.enqueueAttempt(call, 1);
     return call;

@@ -11,10 +11,10 @@ import type { MadeAttempt } from './call-transitions.js';
 import { parseRetryAfter } from './retry-schedule.js';
 import { handlerSaid, resultOf } from './tool-call-body.js';
 
-/** Attempt `n` of an HTTP call, ready to go: the call in progress, its app (for the secrets) and the exact body bytes. */
+/** Attempt `n` of an HTTP call, ready to go: the call in progress, its app's secrets and the exact body bytes. */
 export interface PreparedAttempt {
   call: ToolCall;
-  app: App;
+  app: Pick<App, 'webhookSecretEnc' | 'retiredWebhookSecrets'>;
   body: string;
   n: number;
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type CallTarget, type ToolCall, ToolCallsRepository } from '../../../persistence/src/index.js';
+import { type ClaimedCall, type ToolCall, ToolCallsRepository } from '../../../persistence/src/index.js';
 import type { DeliverToolCallJob } from '../../../queue/src/index.js';
 import { ATTEMPT_DEADLINE_MARGIN_MS } from './call-transitions.js';
 import { DeliverAttempt, type PreparedAttempt } from './deliver-attempt.use-case.js';
@@ -10,8 +10,8 @@ import { whyCallStops } from './why-call-stops.js';
 /**
  * A queued attempt (the worker's job), prepared and made: claimed in one statement that also reads
  * the app, installation, instance and tool as they are now (taking the tool's current handler URL
- * and timeout); a call whose tool is gone or off ends cancelled without a request; else its body (built
- * at the first attempt, then the stored bytes) goes to DeliverAttempt.
+ * and timeout); a call whose tool is gone or off ends cancelled without a request; else its stored
+ * body (built when the call was accepted) goes to DeliverAttempt.
  */
 @Injectable()
 export class DeliverQueuedAttempt {
@@ -30,14 +30,15 @@ export class DeliverQueuedAttempt {
     return 'stopped' in prepared ? prepared.stopped : this.deliverAttempt.execute(prepared);
   }
 
-  private async prepare(claimed: CallTarget, n: number): Promise<PreparedAttempt | { stopped: ToolCall }> {
+  private async prepare(claimed: ClaimedCall, n: number): Promise<PreparedAttempt | { stopped: ToolCall }> {
     const { call, app, instance } = claimed;
     const stops = whyCallStops(claimed);
     // No attempt is made, so none is recorded: the call just ends, saying what changed.
     if (stops || !app || !instance)
       return { stopped: await this.cancel(call, stops ?? 'the tool instance was deleted') };
     if (call.bodyEnc) return { call, app, body: await this.bodies.stored(call.bodyEnc), n };
-    // Stored before it is sent: a later attempt, even after a crash during this one, sends the same bytes.
+    // A call accepted before bodies were built at accept time: built now, and stored before it is sent,
+    // so that a later attempt, even after a crash during this one, sends the same bytes.
     const { body, bodyEnc } = await this.bodies.build(call, instance);
     await this.calls.storeBody(call.id, bodyEnc);
     return { call, app, body, n };

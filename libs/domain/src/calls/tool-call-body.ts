@@ -54,8 +54,8 @@ export interface BuiltBody {
 }
 
 /**
- * The one place a call's body is built: at its first attempt (for an instant call, when the API makes
- * it), with the instance's configuration and its private data decrypted then, and encrypted once to be stored.
+ * The one place a call's body is built: when the API accepts the call (for an instant call that is its one
+ * attempt), with the instance's configuration and its private data decrypted then, and encrypted once to be stored.
  */
 @Injectable()
 export class ToolCallBodies {
@@ -70,7 +70,7 @@ export class ToolCallBodies {
     return { body, bodyEnc: await this.secrets.encrypt(body) };
   }
 
-  /** The stored bytes of a call whose first attempt built them. */
+  /** The stored bytes of a call's body. */
   async stored(bodyEnc: string): Promise<string> {
     return this.secrets.decrypt(bodyEnc);
   }

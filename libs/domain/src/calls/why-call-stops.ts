@@ -1,4 +1,13 @@
-import type { CallTarget, ToolKind } from '../../../persistence/src/index.js';
+import type { App, ToolCall, ToolInstance, ToolKind } from '../../../persistence/src/index.js';
+
+/** What a call's next attempt checks first: its app, installation, tool and instance as they are now (null where gone). */
+export interface CallSurroundings {
+  call: Pick<ToolCall, 'toolKind' | 'toolName'>;
+  app: Pick<App, 'agentToolsEnabled' | 'agentToolsMode'> | null;
+  installationExists: boolean;
+  instance: Pick<ToolInstance, 'enabled' | 'privateDataRequired' | 'privateDataEnc'> | null;
+  httpToolExists: boolean;
+}
 
 /** The mode an app must be in for a call of this tool kind to go on. */
 const MODE_OF_KIND: Record<ToolKind, string> = { http: 'constructor', mcp: 'mcp' };
@@ -7,9 +16,7 @@ const MODE_OF_KIND: Record<ToolKind, string> = { http: 'constructor', mcp: 'mcp'
  * Why a queued call cannot make another attempt, naming what changed since it was accepted;
  * null when what it calls is still there and switched on (API.md "Calls in flight when things change").
  */
-export function whyCallStops(
-  target: Omit<CallTarget, 'call'> & { call: Pick<CallTarget['call'], 'toolKind' | 'toolName'> },
-): string | null {
+export function whyCallStops(target: CallSurroundings): string | null {
   const { call, app, instance } = target;
   if (!app) return 'the app was deleted';
   if (!app.agentToolsEnabled) return "the app's agent tools were switched off";

@@ -25,7 +25,7 @@ import {
   selectList,
 } from './sql-columns.js';
 import { storableJsonText, storableText } from './storable.js';
-import { TOOL_CALL_STATEMENTS as SQL, newToolCallValues } from './tool-calls.statements.js';
+import { TOOL_CALL_STATEMENTS as SQL, newToolCallRow, newToolCallValues } from './tool-calls.statements.js';
 
 /** Up to $3 active calls after id $4 (or from the first) queued past $2 or in progress past their deadline ($1). */
 const OVERDUE = {
@@ -94,8 +94,9 @@ export class ToolCallsRepository {
   ) {}
 
   async create(call: NewToolCall): Promise<ToolCall> {
-    const [created] = await this.db.rows<ToolCall>(SQL.create, newToolCallValues(call, new Date()));
-    return created;
+    const row = newToolCallRow(call, new Date());
+    await this.db.count(SQL.create, newToolCallValues(call, row));
+    return row;
   }
 
   async getById(callId: string): Promise<ToolCall | null> {

@@ -58,8 +58,7 @@ export const TOOL_CALL_STATEMENTS = {
   create: {
     name: 'tool_calls_create',
     text: `INSERT INTO tool_calls (${FIELDS.map((field) => TOOL_CALL_COLUMNS[field]).join(', ')})
-      VALUES (${FIELDS.map((field, i) => `$${i + 1}${JSON_FIELDS.has(field) ? '::jsonb' : ''}`).join(', ')})
-      RETURNING ${CALL}`,
+      VALUES (${FIELDS.map((field, i) => `$${i + 1}${JSON_FIELDS.has(field) ? '::jsonb' : ''}`).join(', ')})`,
   },
   getById: { name: 'tool_calls_get', text: `SELECT ${CALL} FROM tool_calls WHERE id = $1` },
   getForAgent: {
@@ -98,13 +97,27 @@ export const TOOL_CALL_STATEMENTS = {
   },
 } satisfies Record<string, Statement>;
 
-/** The values of `create`, in column order, with the defaults Prisma would have filled in. */
-export function newToolCallValues(call: NewToolCall, now: Date): unknown[] {
+/**
+ * The row `create` stores, as Prisma would read it back: the given fields with the defaults Prisma would
+ * have filled in, null where none (built here, so that the INSERT returns nothing to parse).
+ */
+export function newToolCallRow(call: NewToolCall, now: Date): ToolCall {
   const defaults: Partial<Record<keyof ToolCall, unknown>> = { round: 1, acceptedAt: now, updatedAt: now };
   const given: Partial<Record<keyof ToolCall, unknown>> = call;
-  return FIELDS.map((field) => {
+  const row: Partial<Record<keyof ToolCall, unknown>> = {};
+  for (const field of FIELDS) {
     const value = given[field] ?? defaults[field] ?? null;
-    if (JSON_FIELDS.has(field)) return jsonText(value);
+    row[field] = value === Prisma.DbNull || value === Prisma.JsonNull ? null : value;
+  }
+  return row as ToolCall;
+}
+
+/** The values of `create`, in column order. */
+export function newToolCallValues(call: NewToolCall, row: ToolCall): unknown[] {
+  const given: Partial<Record<keyof ToolCall, unknown>> = call;
+  return FIELDS.map((field) => {
+    if (JSON_FIELDS.has(field)) return jsonText(given[field] ?? null);
+    const value = row[field];
     return value instanceof Date ? utc(value) : value;
   });
 }

@@ -1,5 +1,4 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { LoggerModule } from 'nestjs-pino';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ConfigModule, type Env } from '../../../libs/config/src/index.js';
 import { BroadcastModule } from '../../../libs/broadcast/src/index.js';
@@ -22,7 +21,6 @@ import { StorableInputPipe } from './common/storable-input.pipe.js';
 import { TokenVerifier } from './common/token-verifier.js';
 import { HealthController } from './health/health.controller.js';
 import { MetricsController, QueueMetrics } from './health/metrics.controller.js';
-import { requestLogging } from './common/request-logging.js';
 import { AgentMcpController } from './mcp/agent-mcp.controller.js';
 import { AgentMcpServers } from './mcp/agent-mcp-servers.js';
 import { ProjectsController } from './projects/projects.controller.js';
@@ -33,7 +31,6 @@ export class ApiModule {
     return {
       module: ApiModule,
       imports: [
-        LoggerModule.forRoot(requestLogging(env)),
         ConfigModule.forRoot(env),
         ObservabilityModule,
         PersistenceModule,

@@ -3,14 +3,15 @@ import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
-import { Logger } from 'nestjs-pino';
+import pino from 'pino';
 import type { Env } from '../../../libs/config/src/index.js';
+import { JsonLogger, logDestination, pinoOptions } from '../../../libs/observability/src/index.js';
 import { ApiModule } from './app.module.js';
 import { mountOperatorQueueDashboard } from './operators/operator-queue-dashboard.js';
 import { answerBadUrlWithProblem, answerClientErrorWithProblem } from './common/client-error-problem.js';
 import { acceptJsonBodiesOnly } from './common/json-body.js';
 import { describeApi } from './common/openapi.js';
-import { echoRequestId, requestIdOf } from './common/request-logging.js';
+import { currentRequestId, echoRequestId, logRequests, requestIdOf } from './common/request-logging.js';
 
 /** Node's own HTTP server timeouts (Fastify's defaults differ): keep-alive 5 s, a whole request 300 s. */
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
@@ -33,9 +34,11 @@ export async function createApiApp(env: Env): Promise<INestApplication> {
     bodyParser: false,
     bufferLogs: true,
   });
-  app.useLogger(app.get(Logger));
+  const logger = pino(pinoOptions(env, 'api'), logDestination(env));
+  app.useLogger(new JsonLogger(logger, currentRequestId));
   const fastify = app.getHttpAdapter().getInstance();
   echoRequestId(fastify);
+  logRequests(fastify, logger);
   acceptJsonBodiesOnly(fastify);
   await mountOperatorQueueDashboard(app);
 

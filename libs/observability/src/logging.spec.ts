@@ -41,6 +41,23 @@ describe('logging', () => {
     new JsonLogger(pino(pinoOptions(parseEnv({}), 'worker'), stream)).warn('queue error', 'Worker');
     expect(JSON.parse(lines[0])).toMatchObject({ level: 40, service: 'worker', context: 'Worker', msg: 'queue error' });
   });
+
+  it('takes a message object with a text before the context, and an error, as Nest passes them', () => {
+    const { lines, stream } = capture();
+    const logger = new JsonLogger(pino(pinoOptions(parseEnv({}), 'api'), stream), () => 'req-7');
+    logger.error({ request_id: 'req-1', error: 'boom' }, 'unhandled error', 'Errors');
+    logger.warn(new Error('lost'), 'Queue');
+    logger.debug('not at this level', 'Queue');
+    expect(lines).toHaveLength(2);
+    expect(JSON.parse(lines[0])).toMatchObject({
+      level: 50,
+      context: 'Errors',
+      request_id: 'req-1',
+      error: 'boom',
+      msg: 'unhandled error',
+    });
+    expect(JSON.parse(lines[1])).toMatchObject({ level: 40, context: 'Queue', request_id: 'req-7', msg: 'lost' });
+  });
 });
 
 describe('log destination', () => {

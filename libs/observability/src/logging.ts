@@ -58,31 +58,44 @@ export function logDestination(
   });
 }
 
-/** Nest's logger interface over pino, for processes without HTTP requests (the worker, scripts). */
+/**
+ * Nest's logger interface over pino. Nest passes the logger's context last (`new Logger('Errors')`), and a message
+ * object may come with a text before it: `warn({ request_id }, 'detail')`. `requestId` names the request being
+ * handled, if any (the API's), and every line logged meanwhile carries it.
+ */
 export class JsonLogger implements LoggerService {
-  constructor(private readonly logger: pino.Logger) {}
+  constructor(
+    private readonly logger: pino.Logger,
+    private readonly requestId: () => string | undefined = () => undefined,
+  ) {}
 
-  log(message: unknown, context?: string) {
-    this.write('info', message, context);
+  log(message: unknown, ...params: unknown[]) {
+    this.write('info', message, params);
   }
-  error(message: unknown, stackOrContext?: string, context?: string) {
-    this.write('error', message, context ?? stackOrContext);
+  error(message: unknown, ...params: unknown[]) {
+    this.write('error', message, params);
   }
-  warn(message: unknown, context?: string) {
-    this.write('warn', message, context);
+  warn(message: unknown, ...params: unknown[]) {
+    this.write('warn', message, params);
   }
-  debug(message: unknown, context?: string) {
-    this.write('debug', message, context);
+  debug(message: unknown, ...params: unknown[]) {
+    this.write('debug', message, params);
   }
-  verbose(message: unknown, context?: string) {
-    this.write('trace', message, context);
+  verbose(message: unknown, ...params: unknown[]) {
+    this.write('trace', message, params);
   }
-  fatal(message: unknown, context?: string) {
-    this.write('fatal', message, context);
+  fatal(message: unknown, ...params: unknown[]) {
+    this.write('fatal', message, params);
   }
 
-  private write(level: pino.Level, message: unknown, context?: string) {
-    if (typeof message === 'object' && message !== null) this.logger[level]({ context, ...message });
-    else this.logger[level]({ context }, String(message));
+  private write(level: pino.Level, message: unknown, params: unknown[]) {
+    if (!this.logger.isLevelEnabled(level)) return;
+    const context = params.length > 0 ? params[params.length - 1] : undefined;
+    const text = params.slice(0, -1).find((param) => typeof param === 'string');
+    const requestId = this.requestId();
+    const fields: Record<string, unknown> = requestId === undefined ? { context } : { context, request_id: requestId };
+    if (message instanceof Error) this.logger[level]({ ...fields, err: message }, text ?? message.message);
+    else if (typeof message === 'object' && message !== null) this.logger[level]({ ...fields, ...message }, text);
+    else this.logger[level](fields, String(message));
   }
 }

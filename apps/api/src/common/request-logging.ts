@@ -1,14 +1,19 @@
-import { RequestMethod } from '@nestjs/common';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import type { Params } from 'nestjs-pino';
-import type { Env } from '../../../../libs/config/src/index.js';
-import { logDestination, pinoOptions } from '../../../../libs/observability/src/index.js';
+import type pino from 'pino';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
-/** Probes and scrapes: no request log line (the middleware sees the path in `originalUrl`). */
+/** Probes and scrapes: no request log line. */
 const UNLOGGED = new Set(['/health/live', '/health/ready', '/metrics']);
+
+/** The id of the request being handled: every line logged meanwhile carries it (JsonLogger asks). */
+const requestIds = new AsyncLocalStorage<string>();
+
+export function currentRequestId(): string | undefined {
+  return requestIds.getStore();
+}
 
 /** The request's id: the caller's `X-Request-Id` when sane, else a new one (the HTTP server's `genReqId`). */
 export function requestIdOf(req: IncomingMessage): string {
@@ -25,32 +30,34 @@ export function echoRequestId(fastify: FastifyInstance): void {
 }
 
 /**
- * Request logs (pino-http; JSON, or pretty at a terminal): every line logged while a request is handled carries its
- * `request_id` (requestIdOf, echoed back); headers that carry credentials are redacted; bodies are never logged.
+ * Request logs on Fastify's own hooks: the request's id is the context of everything its handler does (so every
+ * line logged meanwhile carries `request_id`), and one line when it is answered, "request completed" (or "request
+ * errored" for a 5xx) with the method, path, status and time; credentials are redacted, bodies are never logged.
  */
-export function requestLogging(env: Env): Params {
-  const options = {
-    ...pinoOptions(env, 'api'),
-    quietReqLogger: true,
-    customAttributeKeys: { reqId: 'request_id' },
-    autoLogging: {
-      ignore: (req: IncomingMessage & { originalUrl?: string }) => UNLOGGED.has(req.originalUrl ?? req.url ?? ''),
-    },
-    serializers: {
-      req: (req: { id: string; method: string; url: string; headers: Record<string, unknown> }) => ({
-        id: req.id,
-        method: req.method,
-        url: req.url?.split('?')[0],
-        headers: {
-          'user-agent': req.headers['user-agent'],
-          authorization: req.headers.authorization ? '[Redacted]' : undefined,
+export function logRequests(fastify: FastifyInstance, logger: pino.Logger): void {
+  // Fastify keeps the context across reading the body (its parser runs in an AsyncResource of the request).
+  fastify.addHook('onRequest', (request, _reply, done) => requestIds.run(request.id, done));
+  fastify.addHook('onResponse', (request, reply, done) => {
+    const path = request.url.split('?')[0];
+    const failed = reply.statusCode >= 500;
+    const level = failed ? 'error' : 'info';
+    if (!UNLOGGED.has(path) && logger.isLevelEnabled(level)) {
+      const line = {
+        request_id: request.id,
+        req: {
+          id: request.id,
+          method: request.method,
+          url: path,
+          headers: {
+            'user-agent': request.headers['user-agent'],
+            authorization: request.headers.authorization ? '[Redacted]' : undefined,
+          },
         },
-      }),
-      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-    },
-  };
-  const destination = logDestination(env);
-  // Every route: nestjs-pino's default path (`{/*splat}`) matches nothing under Fastify's middleware layer.
-  const forRoutes = [{ path: '{*path}', method: RequestMethod.ALL }];
-  return { pinoHttp: destination ? [options, destination] : options, forRoutes };
+        res: { statusCode: reply.statusCode },
+        responseTime: Math.round(reply.elapsedTime),
+      };
+      logger[level](line, failed ? 'request errored' : 'request completed');
+    }
+    done();
+  });
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseEnv } from '../../../libs/config/src/index.js';
-import { type Admission, AppDeliveryLimiter } from './app-delivery-limiter.js';
+import { type Admission, AppDeliveryLimiter, PARKED_PER_SLOT } from './app-delivery-limiter.js';
 
 const limiter = (cap: number, workers = 50) =>
   new AppDeliveryLimiter(parseEnv({ APP_DELIVERY_CONCURRENCY: String(cap), WORKER_CONCURRENCY: String(workers) }));
@@ -42,15 +42,17 @@ describe('AppDeliveryLimiter', () => {
   });
 
   it("sends an app's latest-due job back once the app fills its half of the waiting room", async () => {
-    const l = limiter(1, 1); // 1 slot, a waiting room of 20: 10 per app
+    const l = limiter(1, 1); // 1 slot, a waiting room of PARKED_PER_SLOT: half of it per app
+    const half = PARKED_PER_SLOT / 2;
     const seen = new Map<string, Admission>();
     admit(l, 'a', 'running', 0, seen);
-    for (let i = 0; i < 10; i += 1) admit(l, 'a', `w${i}`, 100 + i, seen);
+    for (let i = 0; i < half; i += 1) admit(l, 'a', `w${i}`, 100 + i, seen);
     admit(l, 'a', 'early', 50, seen);
     await settle();
-    expect(seen.get('w9')).toBe('later');
+    expect(seen.get(`w${half - 1}`)).toBe('later');
+    expect(seen.get(`w${half - 2}`)).toBeUndefined();
     expect(seen.get('early')).toBeUndefined();
-    expect(l.waiting).toBe(10);
+    expect(l.waiting).toBe(half);
     l.close();
     await settle();
     expect(seen.get('early')).toBe('closing');

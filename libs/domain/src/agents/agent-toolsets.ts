@@ -17,8 +17,9 @@ interface CachedToolset {
 
 /**
  * An agent's whole toolset (instances, apps, tools, MCP snapshots), cached per API process and
- * checked against the agent's generation counter in Redis on every use: one Redis read instead
- * of the joins. If Redis cannot answer, the database is read.
+ * checked against the agent's generation on every use (ToolsetGenerations: what this replica heard
+ * of the agent's bumps, or the counter in Redis while it cannot hear). If Redis cannot answer, the
+ * database is read.
  */
 @Injectable()
 export class AgentToolsets {

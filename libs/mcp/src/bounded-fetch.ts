@@ -137,6 +137,12 @@ function boundedBody(body: Readable, limit: number, scope: McpRequestScope | und
   });
 }
 
+/** Drops an answer's body unread (undici's body errors when destroyed: that error is expected, not thrown). */
+function discard(body: Readable): void {
+  body.on('error', () => undefined);
+  body.destroy();
+}
+
 /** The request headers of a `fetch` call, as undici.request takes them. */
 function requestHeaders(init: RequestInit['headers']): Record<string, string> {
   const out: Record<string, string> = {};
@@ -167,18 +173,18 @@ export function boundedFetch(dispatcher: () => Dispatcher, limit = MAX_MCP_ANSWE
     }
     const status = answer.statusCode;
     if (status >= 300 && status < 400) {
-      answer.body.destroy();
+      discard(answer.body);
       throw new McpRedirectError(status, headers.get('location'));
     }
     const declared = Number(headers.get('content-length'));
     if (declared > limit) {
-      answer.body.destroy();
+      discard(answer.body);
       const error = new ResponseTooLargeError(declared);
       scope?.fail(error);
       throw error;
     }
     const body = NO_BODY.has(status) ? null : boundedBody(answer.body, limit, scope);
-    if (!body) answer.body.destroy();
+    if (!body) discard(answer.body);
     return new Response(body, { status, statusText: STATUS_CODES[status] ?? '', headers });
   };
 }

@@ -48,7 +48,8 @@ describe('logging', () => {
     logger.error({ request_id: 'req-1', error: 'boom' }, 'unhandled error', 'Errors');
     logger.warn(new Error('lost'), 'Queue');
     logger.debug('not at this level', 'Queue');
-    expect(lines).toHaveLength(2);
+    logger.error('failed', 'Error: failed\n    at x.js:1', 'ExceptionsHandler');
+    expect(lines).toHaveLength(3);
     expect(JSON.parse(lines[0])).toMatchObject({
       level: 50,
       context: 'Errors',
@@ -57,6 +58,12 @@ describe('logging', () => {
       msg: 'unhandled error',
     });
     expect(JSON.parse(lines[1])).toMatchObject({ level: 40, context: 'Queue', request_id: 'req-7', msg: 'lost' });
+    expect(JSON.parse(lines[2])).toMatchObject({
+      level: 50,
+      context: 'ExceptionsHandler',
+      msg: 'failed',
+      stack: 'Error: failed\n    at x.js:1',
+    });
   });
 });
 

@@ -96,6 +96,8 @@ export class JsonLogger implements LoggerService {
     const fields: Record<string, unknown> = requestId === undefined ? { context } : { context, request_id: requestId };
     if (message instanceof Error) this.logger[level]({ ...fields, err: message }, text ?? message.message);
     else if (typeof message === 'object' && message !== null) this.logger[level]({ ...fields, ...message }, text);
+    // Nest's error(message, stack, context): the stack comes along; other levels' extra texts are not logged.
+    else if (text !== undefined && level === 'error') this.logger[level]({ ...fields, stack: text }, String(message));
     else this.logger[level](fields, String(message));
   }
 }

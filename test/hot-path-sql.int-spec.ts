@@ -197,10 +197,9 @@ describe('the hot path on pg prepared statements', () => {
           attemptTimeoutS: 1,
         },
       });
-    const found = { app, installationExists: true, instance, httpToolExists: true };
-    // The claim reads only what an attempt checks and needs: the app's switches and secrets, the instance's
-    // switches and what a body is built from.
-    const claimedFound = {
+    // The claim (and a replay's check) reads only what an attempt checks and needs: the app's switches and
+    // secrets, the instance's switches and what a body is built from.
+    const found = {
       app: app && {
         id: app.id,
         agentToolsEnabled: app.agentToolsEnabled,
@@ -224,7 +223,7 @@ describe('the hot path on pg prepared statements', () => {
     expect(await calls.claimForDelivery(ctx.callId, 1, 2, margin)).toBeNull(); // not the attempt due
     const before = Date.now();
     const first = await calls.claimForDelivery(ctx.callId, 1, 3, margin);
-    expect(first).toStrictEqual({ call: await read(), ...claimedFound });
+    expect(first).toStrictEqual({ call: await read(), ...found });
     // The tool's current handler URL and timeout, and a deadline that timeout plus the margin away.
     const tool = instance?.httpTool;
     expect(first?.call).toMatchObject({
@@ -242,7 +241,7 @@ describe('the hot path on pg prepared statements', () => {
     await requeue('stored-body');
     expect(await calls.claimForDelivery(ctx.callId, 1, 3, margin)).toStrictEqual({
       call: await read(),
-      ...claimedFound,
+      ...found,
     });
     expect(await calls.currentTarget(ctx.callId)).toStrictEqual({ call: await read(), ...found });
   });

@@ -162,10 +162,9 @@ function defaultResolver(): HostResolver {
 }
 
 /**
- * Throws BlockedAddressError when `url` names a blocked IP literal. Needed besides guardedLookup
- * because net.connect does not call `lookup` for an IP literal host.
+ * Why `url` may not be reached when its host is a blocked IP literal, or null (a name is judged by guardedLookup
+ * when it resolves). Needed besides guardedLookup because net.connect does not call `lookup` for an IP literal.
  */
-/** Why a URL whose host is an IP literal may not be reached (a name is judged when it resolves), or null. */
 export function urlHostRefusal(url: URL, allowPrivate: boolean): BlockedAddressError | null {
   if (allowPrivate) return null;
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');

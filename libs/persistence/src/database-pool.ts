@@ -54,14 +54,16 @@ export class DatabasePool implements OnApplicationShutdown {
 
   /** Rows of a named statement; timestamps as UTC Dates, jsonb parsed, int8 as numbers. */
   async rows<R>(statement: Statement, values: unknown[]): Promise<R[]> {
-    const result = await this.pool.query({ name: statement.name, text: statement.text, values, types: TYPES });
-    return result.rows as R[];
+    return (await this.run(statement, values)).rows as R[];
   }
 
-  /** How many rows a named statement (an UPDATE or DELETE) touched. */
+  /** How many rows a named statement (an INSERT, UPDATE or DELETE) touched. */
   async count(statement: Statement, values: unknown[]): Promise<number> {
-    const result = await this.pool.query({ name: statement.name, text: statement.text, values, types: TYPES });
-    return result.rowCount ?? 0;
+    return (await this.run(statement, values)).rowCount ?? 0;
+  }
+
+  private run(statement: Statement, values: unknown[]): Promise<pg.QueryResult> {
+    return this.pool.query({ name: statement.name, text: statement.text, values, types: TYPES });
   }
 
   async end(): Promise<void> {

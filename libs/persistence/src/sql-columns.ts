@@ -4,14 +4,14 @@ import type { App, HttpTool, Installation, ToolInstance } from './generated/clie
 /** An instance with its installation, the installation's app, and its HTTP tool (null for an MCP tool). */
 export type InstanceWithTool = ToolInstance & { installation: Installation & { app: App }; httpTool: HttpTool | null };
 
-/** What a queued attempt checks and needs of its app: the switches and the signing secrets. */
-export type ClaimedApp = Pick<
+/** What a call's next attempt checks and needs of its app: the switches and the signing secrets. */
+export type TargetApp = Pick<
   App,
   'id' | 'agentToolsEnabled' | 'agentToolsMode' | 'webhookSecretEnc' | 'retiredWebhookSecrets'
 >;
 
-/** What a queued attempt checks and needs of its tool instance: on or off, and what a body is built from. */
-export type ClaimedInstance = Pick<
+/** What a call's next attempt checks and needs of its tool instance: on or off, and what a body is built from. */
+export type TargetInstance = Pick<
   ToolInstance,
   'id' | 'enabled' | 'privateDataRequired' | 'privateDataEnc' | 'configuration'
 >;
@@ -73,7 +73,7 @@ export const APP_COLUMNS: Columns<App> = {
   updatedAt: 'updated_at',
 };
 
-export const CLAIMED_APP_COLUMNS: Columns<ClaimedApp> = {
+export const TARGET_APP_COLUMNS: Columns<TargetApp> = {
   id: APP_COLUMNS.id,
   agentToolsEnabled: APP_COLUMNS.agentToolsEnabled,
   agentToolsMode: APP_COLUMNS.agentToolsMode,
@@ -107,7 +107,7 @@ export const TOOL_INSTANCE_COLUMNS: Columns<ToolInstance> = {
   updatedAt: 'updated_at',
 };
 
-export const CLAIMED_INSTANCE_COLUMNS: Columns<ClaimedInstance> = {
+export const TARGET_INSTANCE_COLUMNS: Columns<TargetInstance> = {
   id: TOOL_INSTANCE_COLUMNS.id,
   enabled: TOOL_INSTANCE_COLUMNS.enabled,
   privateDataRequired: TOOL_INSTANCE_COLUMNS.privateDataRequired,

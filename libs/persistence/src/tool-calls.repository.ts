@@ -9,18 +9,15 @@ import {
   type ToolCall,
   type ToolCallAttempt,
 } from './call-states.js';
-import { type App, Prisma } from './generated/client.js';
+import { Prisma } from './generated/client.js';
 import { type Page, type PageRequest, toPage } from './page.js';
 import { PrismaService } from './prisma.service.js';
 import {
-  APP_COLUMNS,
-  CLAIMED_APP_COLUMNS,
-  CLAIMED_INSTANCE_COLUMNS,
-  type ClaimedApp,
-  type ClaimedInstance,
-  type InstanceWithTool,
+  TARGET_APP_COLUMNS,
+  TARGET_INSTANCE_COLUMNS,
   TOOL_CALL_COLUMNS,
-  instanceWithTool,
+  type TargetApp,
+  type TargetInstance,
   pick,
   selectList,
 } from './sql-columns.js';
@@ -61,21 +58,12 @@ export interface CallTransition {
   finishedAt: Date | null;
 }
 
-/** A call with what it calls as it is now: each null (or false) where it is gone. */
+/** A call with what its next attempt checks and needs of what it calls, as it is now (null or false where gone). */
 export interface CallTarget {
   call: ToolCall;
-  app: App | null;
+  app: TargetApp | null;
   installationExists: boolean;
-  instance: InstanceWithTool | null;
-  httpToolExists: boolean;
-}
-
-/** A call just claimed for an attempt, with what the attempt checks first (each null or false where it is gone). */
-export interface ClaimedCall {
-  call: ToolCall;
-  app: ClaimedApp | null;
-  installationExists: boolean;
-  instance: ClaimedInstance | null;
+  instance: TargetInstance | null;
   httpToolExists: boolean;
 }
 
@@ -152,7 +140,7 @@ export class ToolCallsRepository {
     n: number,
     marginMs: number,
     now = new Date(),
-  ): Promise<ClaimedCall | null> {
+  ): Promise<CallTarget | null> {
     const [row] = await this.db.rows<Record<string, unknown>>(SQL.claimForDelivery, [
       callId,
       round,
@@ -160,10 +148,10 @@ export class ToolCallsRepository {
       marginMs,
       utc(now),
     ]);
-    return row ? claimedCall(row) : null;
+    return row ? callTarget(row) : null;
   }
 
-  /** The call with its app, installation, instance and tool as they are now; null when the call is gone. */
+  /** The call with what its next attempt would check of its app, installation, instance and tool; null when gone. */
   async currentTarget(callId: string): Promise<CallTarget | null> {
     const [row] = await this.db.rows<Record<string, unknown>>(SQL.currentTarget, [callId]);
     return row ? callTarget(row) : null;
@@ -315,22 +303,12 @@ function isDataError(error: unknown): boolean {
   return error instanceof RangeError || error instanceof TypeError || isRefusedValue(error);
 }
 
-function claimedCall(row: Record<string, unknown>): ClaimedCall {
-  return {
-    call: pick(row, TOOL_CALL_COLUMNS, ''),
-    app: row['a.id'] === null ? null : pick(row, CLAIMED_APP_COLUMNS, 'a.'),
-    installationExists: row['n.id'] !== null,
-    instance: row['i.id'] === null ? null : pick(row, CLAIMED_INSTANCE_COLUMNS, 'i.'),
-    httpToolExists: row.httpToolExists === true,
-  };
-}
-
 function callTarget(row: Record<string, unknown>): CallTarget {
   return {
     call: pick(row, TOOL_CALL_COLUMNS, ''),
-    app: row['a.id'] === null ? null : pick(row, APP_COLUMNS, 'a.'),
+    app: row['a.id'] === null ? null : pick(row, TARGET_APP_COLUMNS, 'a.'),
     installationExists: row['n.id'] !== null,
-    instance: instanceWithTool(row),
+    instance: row['i.id'] === null ? null : pick(row, TARGET_INSTANCE_COLUMNS, 'i.'),
     httpToolExists: row.httpToolExists === true,
   };
 }

@@ -2,14 +2,7 @@ import type { Statement } from './database-pool.js';
 import { utc } from './database-pool.js';
 import type { NewToolCall, ToolCall } from './call-states.js';
 import { Prisma } from './generated/client.js';
-import {
-  APP_COLUMNS,
-  CLAIMED_APP_COLUMNS,
-  CLAIMED_INSTANCE_COLUMNS,
-  INSTANCE_WITH_TOOL_SELECT,
-  TOOL_CALL_COLUMNS,
-  selectList,
-} from './sql-columns.js';
+import { TARGET_APP_COLUMNS, TARGET_INSTANCE_COLUMNS, TOOL_CALL_COLUMNS, selectList } from './sql-columns.js';
 
 const CALL = selectList(TOOL_CALL_COLUMNS);
 const FIELDS = Object.keys(TOOL_CALL_COLUMNS) as (keyof ToolCall)[];
@@ -38,20 +31,16 @@ const CLAIM = `WITH tool AS (
     RETURNING t.*
   )`;
 
-/** What an attempt checks first, of the app, installation, instance and HTTP tool as they are now (null where gone). */
-const CLAIMED_SELECT = `${selectList(TOOL_CALL_COLUMNS, 'c')}, ${selectList(CLAIMED_APP_COLUMNS, 'a', 'a.')},
-  n.id AS "n.id", ${selectList(CLAIMED_INSTANCE_COLUMNS, 'i', 'i.')},
+/**
+ * A call (alias `c`) with what its next attempt checks and needs of its app, installation, instance and HTTP tool
+ * as they are now (null where gone): the claim's answer, and what a replay checks first.
+ */
+const TARGET_SELECT = `${selectList(TOOL_CALL_COLUMNS, 'c')}, ${selectList(TARGET_APP_COLUMNS, 'a', 'a.')},
+  n.id AS "n.id", ${selectList(TARGET_INSTANCE_COLUMNS, 'i', 'i.')},
   EXISTS (SELECT 1 FROM http_tools t WHERE t.app_id = c.app_id AND t.name = c.tool_name) AS "httpToolExists"`;
-
-/** A call (alias `c`) with its app, installation, instance and HTTP tool as they are now (null where gone). */
-const CURRENT_TARGET_SELECT = `${selectList(TOOL_CALL_COLUMNS, 'c')}, ${selectList(APP_COLUMNS, 'a', 'a.')},
-  ${INSTANCE_WITH_TOOL_SELECT},
-  EXISTS (SELECT 1 FROM http_tools t WHERE t.app_id = c.app_id AND t.name = c.tool_name) AS "httpToolExists"`;
-const CURRENT_TARGET_JOINS = `LEFT JOIN apps a ON a.id = c.app_id
+const TARGET_JOINS = `LEFT JOIN apps a ON a.id = c.app_id
   LEFT JOIN installations n ON n.id = c.installation_id
-  LEFT JOIN apps na ON na.id = n.app_id
-  LEFT JOIN tool_instances i ON i.id = c.tool_instance_id AND i.installation_id = n.id
-  LEFT JOIN http_tools h ON h.id = i.http_tool_id`;
+  LEFT JOIN tool_instances i ON i.id = c.tool_instance_id AND i.installation_id = n.id`;
 
 /** The statements of a call's hot path (accept, claim, body, attempt), each prepared once per connection. */
 export const TOOL_CALL_STATEMENTS = {
@@ -68,13 +57,11 @@ export const TOOL_CALL_STATEMENTS = {
   // The claim with what the attempt checks first: the app, installation, instance and tool as they are now.
   claimForDelivery: {
     name: 'tool_calls_claim_for_delivery',
-    text: `${CLAIM} SELECT ${CLAIMED_SELECT} FROM claimed c LEFT JOIN apps a ON a.id = c.app_id
-      LEFT JOIN installations n ON n.id = c.installation_id
-      LEFT JOIN tool_instances i ON i.id = c.tool_instance_id AND i.installation_id = n.id`,
+    text: `${CLAIM} SELECT ${TARGET_SELECT} FROM claimed c ${TARGET_JOINS}`,
   },
   currentTarget: {
     name: 'tool_calls_current_target',
-    text: `SELECT ${CURRENT_TARGET_SELECT} FROM tool_calls c ${CURRENT_TARGET_JOINS} WHERE c.id = $1`,
+    text: `SELECT ${TARGET_SELECT} FROM tool_calls c ${TARGET_JOINS} WHERE c.id = $1`,
   },
   storeBody: {
     name: 'tool_calls_store_body',

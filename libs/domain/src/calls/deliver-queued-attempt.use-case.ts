@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type ClaimedCall, type ToolCall, ToolCallsRepository } from '../../../persistence/src/index.js';
+import { type CallTarget, type ToolCall, ToolCallsRepository } from '../../../persistence/src/index.js';
 import type { DeliverToolCallJob } from '../../../queue/src/index.js';
 import { ATTEMPT_DEADLINE_MARGIN_MS } from './call-transitions.js';
 import { DeliverAttempt, type PreparedAttempt } from './deliver-attempt.use-case.js';
@@ -30,7 +30,7 @@ export class DeliverQueuedAttempt {
     return 'stopped' in prepared ? prepared.stopped : this.deliverAttempt.execute(prepared);
   }
 
-  private async prepare(claimed: ClaimedCall, n: number): Promise<PreparedAttempt | { stopped: ToolCall }> {
+  private async prepare(claimed: CallTarget, n: number): Promise<PreparedAttempt | { stopped: ToolCall }> {
     const { call, app, instance } = claimed;
     const stops = whyCallStops(claimed);
     // No attempt is made, so none is recorded: the call just ends, saying what changed.

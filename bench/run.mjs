@@ -284,7 +284,7 @@ async function main() {
   const report = buildReport((Date.now() - started) / 1000);
   console.log(report.table);
   console.log(report.cpuTable);
-  writeFileSync(join(ROOT, 'bench/RESULTS.md'), report.markdown + storageSection());
+  writeFileSync(join(ROOT, 'bench/RESULTS.md'), report.markdown + keptSections());
   log('wrote bench/RESULTS.md');
 }
 
@@ -684,7 +684,7 @@ main()
  * The sections other scripts write, kept when this run rewrites RESULTS.md: bench/storage.mjs's (2 million stored
  * calls) and bench/profile-summary.mjs --results's (where the CPU goes).
  */
-function storageSection() {
+function keptSections() {
   const path = join(ROOT, 'bench/RESULTS.md');
   const previous = existsSync(path) ? readFileSync(path, 'utf8') : '';
   return ['## 2 million stored calls', '## Where the CPU goes']

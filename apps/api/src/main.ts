@@ -1,3 +1,5 @@
+// First: sets how V8 compiles WebAssembly before any module compiles it.
+import '../../../libs/config/src/wasm-tiers.js';
 import { Logger } from '@nestjs/common';
 import type { Server } from 'node:http';
 import { developmentDefaultsInUse, loadEnvOrExit } from '../../../libs/config/src/index.js';

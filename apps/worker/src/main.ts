@@ -1,3 +1,5 @@
+// First: sets how V8 compiles WebAssembly before any module compiles it.
+import '../../../libs/config/src/wasm-tiers.js';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';

@@ -246,6 +246,119 @@ describe('the hot path on pg prepared statements', () => {
     expect(await calls.currentTarget(ctx.callId)).toStrictEqual({ call: await read(), ...found });
   });
 
+  it('batches writes that arrive together: each caller gets its own answer, a refused value fails only its own', async () => {
+    const ctx = await deliveredCall();
+    const nest = stack.api.app;
+    const prisma = nest.get(PrismaService);
+    const calls = nest.get(ToolCallsRepository);
+    const pool = nest.get(DatabasePool).pool;
+    const template = await prisma.toolCall.findUniqueOrThrow({ where: { id: ctx.callId } });
+    const sent: string[] = [];
+    const query = pool.query.bind(pool);
+    pool.query = ((config: { name?: string }, ...rest: unknown[]) => {
+      if (typeof config === 'object' && config.name) sent.push(config.name);
+      return (query as (...args: unknown[]) => unknown)(config, ...rest);
+    }) as typeof pool.query;
+    try {
+      const now = new Date();
+      const drafts: NewToolCall[] = Array.from({ length: 20 }, (_, i) => ({
+        ...template,
+        id: `${ctx.callId}_b${i}`,
+        eventId: `${template.eventId.slice(0, -4)}b${String(i).padStart(3, '0')}`,
+        toolKind: 'http',
+        executionMode: 'wait',
+        retryWindow: '5m',
+        arguments: { i },
+        bodyEnc: `body-${i}`,
+        status: 'queued',
+        round: 1,
+        nextAttemptN: 1,
+        nextAttemptAt: now,
+        firstAttemptAt: null,
+        attemptDeadline: null,
+        result: Prisma.DbNull,
+        resultText: null,
+        error: Prisma.DbNull,
+        finishedAt: null,
+      }));
+      const created = await Promise.all(drafts.map((draft) => calls.create(draft)));
+      for (const [i, call] of created.entries()) {
+        expect(call).toStrictEqual(await prisma.toolCall.findUnique({ where: { id: drafts[i]?.id } }));
+      }
+      expect(
+        sent.some((name) => /^tool_calls_create_([2-9]|\d\d)$/.test(name)),
+        sent.join(' '),
+      ).toBe(true);
+
+      // Claims: the attempt due of each, one not due, and one call claimed twice at once (one of the two wins).
+      const ids = drafts.map((draft) => draft.id);
+      const claims = await Promise.all([
+        ...ids.map((id) => calls.claimForDelivery(id, 1, 1, 5_000)),
+        calls.claimForDelivery(ids[0], 1, 2, 5_000),
+        calls.claimForDelivery(ids[1], 1, 1, 5_000),
+      ]);
+      expect(
+        sent.some((name) => /^tool_calls_claim_([2-9]|\d\d)$/.test(name)),
+        sent.join(' '),
+      ).toBe(true);
+      expect(claims[20]).toBeNull();
+      expect([claims[1], claims[21]].filter(Boolean)).toHaveLength(1);
+      for (const [i, id] of ids.entries()) {
+        if (i === 1) continue;
+        expect(claims[i]?.call).toStrictEqual(await prisma.toolCall.findUnique({ where: { id } }));
+        expect(claims[i]).toMatchObject({
+          call: { id, status: 'in_progress', bodyEnc: `body-${i}` },
+          httpToolExists: true,
+        });
+      }
+
+      // Records, in two rounds that each arrive together: in the first, the call cancelled meanwhile stays
+      // cancelled (its attempt is recorded all the same); in the second, the state Postgres refuses fails alone.
+      expect(await calls.cancel(ids[11], { kind: 'cancelled' }, now)).toBe(true);
+      const attempt = { startedAt: now, durationMs: 12, outcome: 'success', httpStatus: 200, error: null } as const;
+      const record = (id: string) => {
+        const i = ids.indexOf(id);
+        const transition = {
+          status: i === 15 ? ('bogus' as 'succeeded') : 'succeeded',
+          nextAttemptN: null,
+          nextAttemptAt: null,
+          firstAttemptAt: now,
+          result: { i },
+          resultText: `result ${i}`,
+          error: null,
+          finishedAt: now,
+        } as const;
+        const row = { ...attempt, responseExcerpt: `ok ${i}` };
+        return calls
+          .recordAttempt(id, 1, 1, row, transition, `att_${id}`)
+          .catch((error: { code?: string }) => error.code);
+      };
+      const batched = () => sent.filter((name) => /^tool_calls_record_attempts_([2-9]|\d\d)$/.test(name)).length;
+      expect(await Promise.all(ids.slice(0, 12).map(record))).toEqual(ids.slice(0, 12).map((_, i) => i !== 11));
+      expect(batched()).toBeGreaterThan(0);
+      expect(await Promise.all(ids.slice(12).map(record))).toEqual(ids.slice(12).map((_, i) => i !== 3 || '23514'));
+      expect(batched()).toBeGreaterThan(1);
+      const rows = await prisma.toolCall.findMany({ where: { id: { in: ids } }, include: { attempts: true } });
+      for (const row of rows) {
+        const i = ids.indexOf(row.id);
+        if (i === 15) {
+          expect(row).toMatchObject({ status: 'in_progress', attempts: [] });
+          continue;
+        }
+        expect(row).toMatchObject({
+          status: i === 11 ? 'cancelled' : 'succeeded',
+          ...(i === 11 ? {} : { result: { i }, resultText: `result ${i}` }),
+          finishedAt: now,
+        });
+        expect(row.attempts).toMatchObject([
+          { id: `att_${row.id}`, n: 1, outcome: 'success', responseExcerpt: `ok ${i}` },
+        ]);
+      }
+    } finally {
+      pool.query = query;
+    }
+  });
+
   it('refuses a state outside its union: the CHECK constraints hold in Postgres', async () => {
     const ctx = await deliveredCall();
     const refused = async (sql: string) => {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DatabasePool, isRefusedValue, utc } from './database-pool.js';
+import { DatabasePool, utc } from './database-pool.js';
 import {
   ACTIVE_STATUSES,
   type AttemptOutcome,
@@ -23,6 +23,7 @@ import {
 } from './sql-columns.js';
 import { storableJsonText, storableText } from './storable.js';
 import { TOOL_CALL_STATEMENTS as SQL, newToolCallRow, newToolCallValues } from './tool-calls.statements.js';
+import { ToolCallWrites, isDataError } from './tool-call-writes.js';
 
 /** Up to $3 active calls after id $4 (or from the first) queued past $2 or in progress past their deadline ($1). */
 const OVERDUE = {
@@ -76,14 +77,19 @@ export interface ToolCallFilters {
 /** Tool calls: Postgres is the source of truth for each call's status and next attempt. */
 @Injectable()
 export class ToolCallsRepository {
+  /** The hot path's writes, batched when calls arrive together. */
+  private readonly writes: ToolCallWrites;
+
   constructor(
     private readonly prisma: PrismaService,
     private readonly db: DatabasePool,
-  ) {}
+  ) {
+    this.writes = new ToolCallWrites(db);
+  }
 
   async create(call: NewToolCall): Promise<ToolCall> {
     const row = newToolCallRow(call, new Date());
-    await this.db.count(SQL.create, newToolCallValues(call, row));
+    await this.writes.create(newToolCallValues(call, row));
     return row;
   }
 
@@ -141,13 +147,7 @@ export class ToolCallsRepository {
     marginMs: number,
     now = new Date(),
   ): Promise<CallTarget | null> {
-    const [row] = await this.db.rows<Record<string, unknown>>(SQL.claimForDelivery, [
-      callId,
-      round,
-      n,
-      marginMs,
-      utc(now),
-    ]);
+    const row = await this.writes.claim([callId, round, n, marginMs, utc(now)]);
     return row ? callTarget(row) : null;
   }
 
@@ -204,7 +204,7 @@ export class ToolCallsRepository {
     attemptId: string,
   ): Promise<boolean> {
     const text = (value: string | null) => (value === null ? null : storableText(value));
-    const rows = await this.db.rows(SQL.recordAttempt, [
+    return this.writes.record([
       attemptId,
       callId,
       round,
@@ -225,7 +225,6 @@ export class ToolCallsRepository {
       utc(transition.finishedAt),
       utc(new Date()),
     ]);
-    return rows.length > 0;
   }
 
   /** Stops further attempts of an active call; false when it is already finished. */
@@ -296,11 +295,6 @@ export class ToolCallsRepository {
     });
     return count > 0;
   }
-}
-
-/** Postgres refused the values (a data exception or a limit such as nesting), or they could not be serialized. */
-function isDataError(error: unknown): boolean {
-  return error instanceof RangeError || error instanceof TypeError || isRefusedValue(error);
 }
 
 function callTarget(row: Record<string, unknown>): CallTarget {

@@ -9,27 +9,31 @@ const FIELDS = Object.keys(TOOL_CALL_COLUMNS) as (keyof ToolCall)[];
 const JSON_FIELDS = new Set<keyof ToolCall>(['arguments', 'result', 'error']);
 
 /**
- * Takes attempt $3 of round $2 if it is due and no live attempt holds the call ($5 is now: a live
- * attempt holds it until its deadline), with the tool's current handler URL and timeout (a fixed URL
- * reaches pending calls; `tool` reads the instance's HTTP tool once, and a call whose tool is gone keeps
- * its own); $4 is the margin in ms past that timeout after which the attempt counts as lost.
+ * Takes, for each input row, attempt `n` of round `round` if it is due and no live attempt holds the call
+ * (`now`: a live attempt holds it until its deadline), with the tool's current handler URL and timeout (a fixed
+ * URL reaches pending calls; `tool` reads each instance's HTTP tool once, and a call whose tool is gone keeps
+ * its own); `margin_ms` is how long past that timeout the attempt counts as lost.
  */
-const CLAIM = `WITH tool AS (
-    SELECT c.id, h.handler_url, h.attempt_timeout_s FROM tool_calls c
-      LEFT JOIN tool_instances ti ON ti.id = c.tool_instance_id
-      LEFT JOIN http_tools h ON h.id = ti.http_tool_id
-    WHERE c.id = $1
-  ), claimed AS (
-    UPDATE tool_calls t SET status = 'in_progress', updated_at = $5,
-      handler_url = COALESCE(tool.handler_url, t.handler_url),
-      attempt_timeout_s = COALESCE(tool.attempt_timeout_s, t.attempt_timeout_s),
-      attempt_deadline = $5::timestamp(3) + make_interval(secs => COALESCE(tool.attempt_timeout_s, t.attempt_timeout_s))
-        + $4::int * interval '1 millisecond'
-    FROM tool
-    WHERE t.id = tool.id AND t.round = $2 AND t.next_attempt_n = $3
-      AND (t.status = 'queued' OR (t.status = 'in_progress' AND t.attempt_deadline < $5))
-    RETURNING t.*
-  )`;
+function claimText(size: number): string {
+  return `WITH input (id, round, n, margin_ms, now) AS (
+      VALUES ${valueRows(size, ['::text', '::int', '::int', '::int', '::timestamp(3)'])}
+    ), tool AS (
+      SELECT c.id, h.handler_url, h.attempt_timeout_s FROM input
+        JOIN tool_calls c ON c.id = input.id
+        LEFT JOIN tool_instances ti ON ti.id = c.tool_instance_id
+        LEFT JOIN http_tools h ON h.id = ti.http_tool_id
+    ), claimed AS (
+      UPDATE tool_calls t SET status = 'in_progress', updated_at = i.now,
+        handler_url = COALESCE(tool.handler_url, t.handler_url),
+        attempt_timeout_s = COALESCE(tool.attempt_timeout_s, t.attempt_timeout_s),
+        attempt_deadline = i.now + make_interval(secs => COALESCE(tool.attempt_timeout_s, t.attempt_timeout_s))
+          + i.margin_ms * interval '1 millisecond'
+      FROM input i JOIN tool ON tool.id = i.id
+      WHERE t.id = i.id AND t.round = i.round AND t.next_attempt_n = i.n
+        AND (t.status = 'queued' OR (t.status = 'in_progress' AND t.attempt_deadline < i.now))
+      RETURNING t.*
+    ) SELECT ${TARGET_SELECT} FROM claimed c ${TARGET_JOINS}`;
+}
 
 /**
  * A call (alias `c`) with what its next attempt checks and needs of its app, installation, instance and HTTP tool
@@ -42,23 +46,100 @@ const TARGET_JOINS = `LEFT JOIN apps a ON a.id = c.app_id
   LEFT JOIN installations n ON n.id = c.installation_id
   LEFT JOIN tool_instances i ON i.id = c.tool_instance_id AND i.installation_id = n.id`;
 
+/** The values of one recorded attempt, in this order, with their types (`recordAttempts` takes them). */
+const RECORD_INPUT = [
+  ['attempt_id', 'text'],
+  ['call_id', 'text'],
+  ['round', 'int'],
+  ['n', 'int'],
+  ['started_at', 'timestamp(3)'],
+  ['duration_ms', 'int'],
+  ['outcome', 'text'],
+  ['http_status', 'int'],
+  ['error', 'text'],
+  ['response_excerpt', 'text'],
+  ['status', 'text'],
+  ['next_attempt_n', 'int'],
+  ['next_attempt_at', 'timestamp(3)'],
+  ['first_attempt_at', 'timestamp(3)'],
+  ['result', 'jsonb'],
+  ['result_text', 'text'],
+  ['call_error', 'jsonb'],
+  ['finished_at', 'timestamp(3)'],
+  ['updated_at', 'timestamp(3)'],
+] as const;
+const RECORD_CASTS = RECORD_INPUT.map(([, type]) => `::${type}`);
+
+/** `(…), (…)`: `size` rows of parameters, numbered in order, the row's columns cast as `casts` says. */
+function valueRows(size: number, casts: readonly string[]): string {
+  const rows = Array.from({ length: size }, (_, row) => {
+    const params = casts.map((cast, column) => `$${row * casts.length + column + 1}${cast}`);
+    return `(${params.join(', ')})`;
+  });
+  return rows.join(',\n      ');
+}
+
+/**
+ * Records `size` attempts and moves each one's call on (the attempt's row is written even where the call was
+ * cancelled meanwhile: it stays cancelled). Returns the id of each call that moved.
+ */
+function recordAttemptsText(size: number): string {
+  const columns = RECORD_INPUT.map(([column]) => column).join(', ');
+  return `WITH input (${columns}) AS (
+      VALUES ${valueRows(size, RECORD_CASTS)}
+    ), attempt AS (
+      INSERT INTO tool_call_attempts (id, call_id, round, n, started_at, duration_ms, outcome, http_status, error, response_excerpt)
+      SELECT attempt_id, call_id, round, n, started_at, duration_ms, outcome, http_status, error, response_excerpt FROM input
+      ON CONFLICT (call_id, round, n) DO UPDATE SET started_at = EXCLUDED.started_at, duration_ms = EXCLUDED.duration_ms,
+        outcome = EXCLUDED.outcome, http_status = EXCLUDED.http_status, error = EXCLUDED.error,
+        response_excerpt = EXCLUDED.response_excerpt
+    )
+    UPDATE tool_calls t SET
+      status = i.status, next_attempt_n = i.next_attempt_n, next_attempt_at = i.next_attempt_at,
+      first_attempt_at = i.first_attempt_at, attempt_deadline = NULL, result = i.result, result_text = i.result_text,
+      error = i.call_error, finished_at = i.finished_at, updated_at = i.updated_at
+    FROM input i
+    WHERE t.id = i.call_id AND t.round = i.round AND t.status = 'in_progress'
+    RETURNING t.id`;
+}
+
+/** Stores `size` new calls. */
+const CREATE_CASTS = FIELDS.map((field) => (JSON_FIELDS.has(field) ? '::jsonb' : ''));
+function createText(size: number): string {
+  return `INSERT INTO tool_calls (${FIELDS.map((field) => TOOL_CALL_COLUMNS[field]).join(', ')})
+      VALUES ${valueRows(size, CREATE_CASTS)}`;
+}
+
+/** A statement for `size` items, built and named once per size (so prepared once per connection and size). */
+function perSize(name: string, text: (size: number) => string): (size: number) => Statement {
+  const statements = new Map<number, Statement>();
+  return (size) => {
+    let statement = statements.get(size);
+    if (!statement) {
+      statement = { name: `${name}_${size}`, text: text(size) };
+      statements.set(size, statement);
+    }
+    return statement;
+  };
+}
+
+/** Stores `size` new calls; its values are `newToolCallValues` of each, one after the other. */
+export const createCalls = perSize('tool_calls_create', createText);
+/** Claims `size` attempts; its values are `id, round, n, margin_ms, now` of each, one after the other. */
+export const claimCalls = perSize('tool_calls_claim', claimText);
+/** Records `size` attempts; its values are `RECORD_INPUT` of each, one after the other. */
+export const recordAttempts = perSize('tool_calls_record_attempts', recordAttemptsText);
+
 /** The statements of a call's hot path (accept, claim, body, attempt), each prepared once per connection. */
 export const TOOL_CALL_STATEMENTS = {
-  create: {
-    name: 'tool_calls_create',
-    text: `INSERT INTO tool_calls (${FIELDS.map((field) => TOOL_CALL_COLUMNS[field]).join(', ')})
-      VALUES (${FIELDS.map((field, i) => `$${i + 1}${JSON_FIELDS.has(field) ? '::jsonb' : ''}`).join(', ')})`,
-  },
+  create: createCalls(1),
   getById: { name: 'tool_calls_get', text: `SELECT ${CALL} FROM tool_calls WHERE id = $1` },
   getForAgent: {
     name: 'tool_calls_get_for_agent',
     text: `SELECT ${CALL} FROM tool_calls WHERE id = $1 AND project_id = $2 AND agent_id = $3`,
   },
   // The claim with what the attempt checks first: the app, installation, instance and tool as they are now.
-  claimForDelivery: {
-    name: 'tool_calls_claim_for_delivery',
-    text: `${CLAIM} SELECT ${TARGET_SELECT} FROM claimed c ${TARGET_JOINS}`,
-  },
+  claimForDelivery: claimCalls(1),
   currentTarget: {
     name: 'tool_calls_current_target',
     text: `SELECT ${TARGET_SELECT} FROM tool_calls c ${TARGET_JOINS} WHERE c.id = $1`,
@@ -67,21 +148,7 @@ export const TOOL_CALL_STATEMENTS = {
     name: 'tool_calls_store_body',
     text: 'UPDATE tool_calls SET body_enc = $2, updated_at = $3 WHERE id = $1 RETURNING id',
   },
-  recordAttempt: {
-    name: 'tool_calls_record_attempt',
-    text: `WITH attempt AS (
-        INSERT INTO tool_call_attempts (id, call_id, round, n, started_at, duration_ms, outcome, http_status, error, response_excerpt)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-        ON CONFLICT (call_id, round, n) DO UPDATE SET started_at = EXCLUDED.started_at, duration_ms = EXCLUDED.duration_ms,
-          outcome = EXCLUDED.outcome, http_status = EXCLUDED.http_status, error = EXCLUDED.error,
-          response_excerpt = EXCLUDED.response_excerpt
-      )
-      UPDATE tool_calls SET
-        status = $11, next_attempt_n = $12, next_attempt_at = $13, first_attempt_at = $14, attempt_deadline = NULL,
-        result = $15::jsonb, result_text = $16, error = $17::jsonb, finished_at = $18, updated_at = $19
-      WHERE id = $2 AND round = $3 AND status = 'in_progress'
-      RETURNING id`,
-  },
+  recordAttempt: recordAttempts(1),
 } satisfies Record<string, Statement>;
 
 /**

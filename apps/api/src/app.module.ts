@@ -18,6 +18,7 @@ import { AgentsController } from './agents/agents.controller.js';
 import { AuthGuard } from './common/auth.guard.js';
 import { ProblemDetailsFilter } from './common/problem-details.filter.js';
 import { StorableInputPipe } from './common/storable-input.pipe.js';
+import { IdempotentAnswers } from './common/idempotent-answers.js';
 import { TokenVerifier } from './common/token-verifier.js';
 import { HealthController } from './health/health.controller.js';
 import { MetricsController, QueueMetrics } from './health/metrics.controller.js';
@@ -55,6 +56,7 @@ export class ApiModule {
       ],
       providers: [
         TokenVerifier,
+        IdempotentAnswers,
         AgentMcpServers,
         QueueMetrics,
         { provide: APP_GUARD, useClass: AuthGuard },

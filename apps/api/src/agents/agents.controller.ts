@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { AcceptToolCall, CancelToolCall, GetAgentToolCall, ListAgentTools } from '../../../../libs/domain/src/index.js';
 import { AgentAuth, type AgentIdentity, Auth } from '../common/auth.guard.js';
-import { Idempotent } from '../common/idempotency.interceptor.js';
+import { IdempotencyKeyHeader, IdempotentAnswers } from '../common/idempotent-answers.js';
 import { Answers, Operation, Problems, QueryOf, jsonSchemaOf } from '../common/openapi.js';
 import { ZodValidationPipe } from '../common/zod-validation.pipe.js';
 import {
@@ -34,6 +34,7 @@ export class AgentsController {
     private readonly acceptToolCall: AcceptToolCall,
     private readonly getAgentToolCall: GetAgentToolCall,
     private readonly cancelToolCall: CancelToolCall,
+    private readonly idempotent: IdempotentAnswers,
   ) {}
 
   @Get('tools')
@@ -50,15 +51,21 @@ export class AgentsController {
   @Answers(202, CallAnswerSchema, 'A wait or background call, queued')
   @Problems(400, 409, 413, 422)
   @ApiBody({ schema: jsonSchemaOf(ToolCallSchema) })
-  @Idempotent({ body: ToolCallSchema, reduced: presentReplayOfLargeAnswer })
+  @IdempotencyKeyHeader()
   async call(
     @AgentAuth() agent: AgentIdentity,
     @Body(new ZodValidationPipe(ToolCallSchema)) body: z.output<typeof ToolCallSchema>,
+    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) response: FastifyReply,
   ) {
-    const call = await this.acceptToolCall.execute(agent, body);
-    response.code(callAnswerStatus(call));
-    return presentCallAnswer(call);
+    return this.idempotent.answer(request, response, agent, body, {
+      run: async () => {
+        const call = await this.acceptToolCall.execute(agent, body);
+        response.code(callAnswerStatus(call));
+        return presentCallAnswer(call);
+      },
+      reduced: presentReplayOfLargeAnswer,
+    });
   }
 
   @Get('tool-calls/:call_id')

@@ -69,7 +69,7 @@ export class AttemptRecorder {
     const moved = await this.calls.recordAttempt(call.id, call.round, n, attempt, transition, newId('att'));
     this.metrics.recordAttempt(row.outcome, durationMs);
     if (!moved) return { call: (await this.calls.getById(call.id)) ?? call, moved };
-    if (isTerminal(transition.status)) await this.finished.announce(call, transition.status);
+    if (isTerminal(transition.status)) this.finished.announce(call, transition.status);
     const after: ToolCall = {
       ...call,
       ...transition,

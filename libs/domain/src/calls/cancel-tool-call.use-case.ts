@@ -23,7 +23,7 @@ export class CancelToolCall {
       );
     }
     if (call.nextAttemptN) await this.queue.remove({ callId, round: call.round, n: call.nextAttemptN });
-    await this.finished.announce(call, 'cancelled');
+    this.finished.announce(call, 'cancelled');
     return (await this.calls.getById(callId)) as ToolCall;
   }
 }

@@ -48,7 +48,7 @@ export class DeliverQueuedAttempt {
     const now = new Date();
     const error = { kind: 'cancelled', message: `cancelled before attempt ${call.nextAttemptN}: ${why}` };
     if (!(await this.calls.cancel(call.id, error, now))) return (await this.calls.getById(call.id)) ?? call;
-    await this.finished.announce(call, 'cancelled');
+    this.finished.announce(call, 'cancelled');
     const ended = { status: 'cancelled', error, finishedAt: now, nextAttemptAt: null, nextAttemptN: null } as const;
     return { ...call, ...ended, attemptDeadline: null, updatedAt: now };
   }

@@ -11,9 +11,12 @@ export class FinishedCalls {
     private readonly events: CallEvents,
   ) {}
 
-  /** Counts the call and wakes whoever waits on it (a lost event only delays a waiter to its next read). */
-  async announce(call: Pick<ToolCall, 'id' | 'executionMode'>, status: TerminalStatus): Promise<void> {
+  /**
+   * Counts the call and wakes whoever waits on it. Not waited for: a lost event only delays a waiter to its
+   * next read, and an instant call's answer need not wait a Redis round trip for it.
+   */
+  announce(call: Pick<ToolCall, 'id' | 'executionMode'>, status: TerminalStatus): void {
     this.metrics.callsFinished.inc({ mode: call.executionMode, status });
-    await this.events.publishFinished(call.id).catch(() => undefined);
+    void this.events.publishFinished(call.id).catch(() => undefined);
   }
 }

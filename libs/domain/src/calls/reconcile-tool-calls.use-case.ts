@@ -38,7 +38,7 @@ export class ReconcileToolCalls {
         if (await this.calls.failStuck(call.id, { kind: 'timeout', message }, now, graceMs)) {
           failed += 1;
           this.metrics.reconcilerFailed.inc();
-          await this.finished.announce(call, 'failed');
+          this.finished.announce(call, 'failed');
         }
         continue;
       }

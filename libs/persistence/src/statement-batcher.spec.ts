@@ -15,13 +15,9 @@ function runner() {
     if (items.some((item) => refusing.has(item))) throw new Refused(`refused ${items.join(',')}`);
     return items.map((item) => item * 10);
   };
-  const batcher = (
-    maxInFlight: number,
-    maxBatch: number,
-    mayBeOneItems = (e: unknown): boolean => e instanceof Refused,
-  ) =>
+  const batcher = (maxInFlight: number, maxBatch: number, retryAlone = (e: unknown): boolean => e instanceof Refused) =>
     new StatementBatcher<number, number>(
-      { maxInFlight, maxBatch, mayBeOneItems },
+      { maxInFlight, maxBatch, retryAlone },
       async (item) => (await run([item], answerOf([item])))[0],
       (items) => run(items, answerOf(items)),
     );

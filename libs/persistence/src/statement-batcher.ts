@@ -4,8 +4,8 @@ export interface BatchOptions {
   maxInFlight: number;
   /** How many items one statement may carry. */
   maxBatch: number;
-  /** Whether a batch's failure may come from one item's values (then each item runs again alone). */
-  mayBeOneItems: (error: unknown) => boolean;
+  /** Whether running the items of a failed batch alone may avoid its failure (then each runs again alone). */
+  retryAlone: (error: unknown) => boolean;
 }
 
 interface Waiting<I, O> {
@@ -19,9 +19,10 @@ interface Waiting<I, O> {
  * `maxInFlight` statements running waits, and when one of them ends every waiting item (up to `maxBatch`)
  * goes as one statement. A lone item goes at once, alone, so a quiet process waits for nothing.
  *
- * A batch is one statement, so it commits or fails whole. When Postgres refuses it for a value (or the
- * values could not be sent), each of its items runs again alone: a refused value fails only its own item.
- * Any other failure (Postgres unreachable, a timeout) is every item's answer, as it would have been alone.
+ * A batch is one statement, so it commits or fails whole. When it failed for what running its items alone may
+ * avoid (`retryAlone`: a value Postgres refused, a deadlock), each item runs again alone, so a refused value
+ * fails only its own item. Any other failure (Postgres unreachable, a timeout) is every item's answer, as it
+ * would have been alone.
  */
 export class StatementBatcher<I, O> {
   private readonly waiting: Waiting<I, O>[] = [];
@@ -58,7 +59,7 @@ export class StatementBatcher<I, O> {
         batch.forEach((w, i) => w.resolve(outputs[i]));
         return;
       } catch (error) {
-        if (!this.options.mayBeOneItems(error)) {
+        if (!this.options.retryAlone(error)) {
           for (const w of batch) w.reject(error);
           return;
         }

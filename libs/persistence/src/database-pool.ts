@@ -84,6 +84,11 @@ export function utc(date: Date | string | null | undefined): string | null {
   return typeof date === 'string' ? date : date.toISOString();
 }
 
+/** Postgres refused the values (a data exception or a limit such as nesting), or they could not be serialized. */
+export function isDataError(error: unknown): boolean {
+  return error instanceof RangeError || error instanceof TypeError || isRefusedValue(error);
+}
+
 /** Postgres refused a statement's values (SQLSTATE 22: data exception, 54: a limit such as nesting). */
 export function isRefusedValue(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isDatabaseUnavailable } from './database-unavailable.js';
+import { DatabaseBusyError, isDatabaseUnavailable } from './database-unavailable.js';
 
 /** A Postgres error as Prisma passes it on from the driver adapter. */
 const adapterError = (code: string) => ({
@@ -28,6 +28,8 @@ describe('isDatabaseUnavailable', () => {
     ).toBe(true);
     expect(isDatabaseUnavailable(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }))).toBe(true);
     expect(isDatabaseUnavailable(Object.assign(new Error('terminating connection'), { code: '57P01' }))).toBe(true);
+    // A batched write that waited too long behind statements Postgres did not answer (StatementBatcher).
+    expect(isDatabaseUnavailable(new DatabaseBusyError('no statement within 2000 ms'))).toBe(true);
     expect(isDatabaseUnavailable(Object.assign(new Error('invalid input syntax'), { code: '22P02' }))).toBe(false);
   });
 

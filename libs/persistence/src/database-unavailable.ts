@@ -9,6 +9,11 @@ const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'
 /** What the `pg` driver says when it gives up waiting for a connection or an answer. */
 const DRIVER_MESSAGE = /timeout exceeded when trying to connect|Connection terminated|Query read timeout/;
 
+/** A write waited too long for its turn on the database (statements ahead of it were not answered in time). */
+export class DatabaseBusyError extends Error {
+  override readonly name = 'DatabaseBusyError';
+}
+
 type ErrorLike = {
   name?: unknown;
   code?: unknown;
@@ -30,7 +35,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     if (typeof current !== 'object' || current === null || seen.has(current)) continue;
     seen.add(current);
     const e = current as ErrorLike;
-    if (e.name === 'PrismaClientInitializationError') return true;
+    if (e.name === 'PrismaClientInitializationError' || current instanceof DatabaseBusyError) return true;
     if (typeof e.code === 'string' && (PRISMA_CODES.has(e.code) || SQLSTATE.test(e.code) || SOCKET_CODES.has(e.code)))
       return true;
     if (typeof e.kind === 'string' && ADAPTER_KINDS.has(e.kind)) return true;

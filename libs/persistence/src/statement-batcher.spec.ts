@@ -15,9 +15,22 @@ function runner() {
     if (items.some((item) => refusing.has(item))) throw new Refused(`refused ${items.join(',')}`);
     return items.map((item) => item * 10);
   };
-  const batcher = (maxInFlight: number, maxBatch: number, retryAlone = (e: unknown): boolean => e instanceof Refused) =>
+  const batcher = (
+    maxInFlight: number,
+    maxBatch: number,
+    retryAlone = (e: unknown): boolean => e instanceof Refused,
+    maxWaitMs = 60_000,
+  ) =>
     new StatementBatcher<number, number>(
-      { maxInFlight, maxBatch, retryAlone },
+      {
+        maxInFlight,
+        maxBatch,
+        retryAlone,
+        // Items 1 and 101 write the same row.
+        key: (item) => item % 100,
+        maxWaitMs,
+        waitedTooLong: () => new Error('waited too long'),
+      },
       async (item) => (await run([item], answerOf([item])))[0],
       (items) => run(items, answerOf(items)),
     );
@@ -63,9 +76,13 @@ describe('StatementBatcher', () => {
     await tick();
     expect(statements[1]?.items).toEqual([2, 3, 4]);
     statements[1]?.release(); // refused whole
-    await tick();
-    expect(statements.slice(2).map((s) => s.items)).toEqual([[2], [3], [4]]);
-    for (const statement of statements.slice(2)) statement.release();
+    // Each alone, one after the other: a kind never has more statements running than maxInFlight.
+    for (const item of [2, 3, 4]) {
+      await tick();
+      expect(statements.at(-1)?.items).toEqual([item]);
+      statements.at(-1)?.release();
+    }
+    expect(statements).toHaveLength(5);
     expect(await Promise.all(answers)).toEqual([10, 20, 'refused 3', 40]);
   });
 
@@ -80,5 +97,36 @@ describe('StatementBatcher', () => {
     statements[1]?.release();
     expect(await Promise.all(answers)).toEqual([10, 'refused 2,3', 'refused 2,3']);
     expect(statements).toHaveLength(2); // nothing ran again
+  });
+
+  it('never puts two items of one key in a statement: the second waits for the next one', async () => {
+    const { statements, batcher, tick } = runner();
+    const batches = batcher(1, 10);
+    const answers = [5, 1, 2, 101, 3].map((item) => batches.run(item));
+    await tick();
+    statements[0]?.release(); // 5 alone
+    await tick();
+    expect(statements[1]?.items).toEqual([1, 2, 3]);
+    statements[1]?.release();
+    await tick();
+    expect(statements[2]?.items).toEqual([101]);
+    statements[2]?.release();
+    expect(await Promise.all(answers)).toEqual([50, 10, 20, 1010, 30]);
+  });
+
+  it('fails an item that waited longer than maxWaitMs for a statement, and sends the others later', async () => {
+    const { statements, batcher, tick } = runner();
+    const batches = batcher(1, 10, undefined, 50);
+    const first = batches.run(1);
+    await tick();
+    const late = batches.run(2).catch((error: Error) => error.message);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(await late).toBe('waited too long');
+    const next = batches.run(3);
+    statements[0]?.release();
+    await tick();
+    expect(statements.map((s) => s.items)).toEqual([[1], [3]]);
+    statements[1]?.release();
+    expect([await first, await next]).toEqual([10, 30]);
   });
 });

@@ -1,57 +1,104 @@
 /** How a kind of write is batched. */
-export interface BatchOptions {
+export interface BatchOptions<I> {
   /** How many statements of this kind may run at once. */
   maxInFlight: number;
   /** How many items one statement may carry. */
   maxBatch: number;
+  /** The row an item writes: one statement never carries two items of one key (the second waits for the next). */
+  key: (item: I) => unknown;
+  /** How long an item may wait for a statement; past it, it fails with `waitedTooLong()`. */
+  maxWaitMs: number;
+  waitedTooLong: () => Error;
   /** Whether running the items of a failed batch alone may avoid its failure (then each runs again alone). */
   retryAlone: (error: unknown) => boolean;
 }
 
 interface Waiting<I, O> {
   item: I;
+  since: number;
   resolve: (output: O) => void;
   reject: (error: unknown) => void;
 }
 
 /**
  * Runs writes of one kind together when they arrive together (group commit): an item that finds
- * `maxInFlight` statements running waits, and when one of them ends every waiting item (up to `maxBatch`)
- * goes as one statement. A lone item goes at once, alone, so a quiet process waits for nothing.
+ * `maxInFlight` statements running waits, and when one of them ends the waiting items (up to `maxBatch`, one
+ * per key) go as one statement. A lone item goes at once, alone, so a quiet process waits for nothing. An item
+ * waits at most `maxWaitMs` (a Postgres that stopped answering fails requests, it does not queue them).
  *
  * A batch is one statement, so it commits or fails whole. When it failed for what running its items alone may
- * avoid (`retryAlone`: a value Postgres refused, a deadlock), each item runs again alone, so a refused value
- * fails only its own item. Any other failure (Postgres unreachable, a timeout) is every item's answer, as it
- * would have been alone.
+ * avoid (`retryAlone`: a value Postgres refused, a deadlock), its items run again alone, one after the other, so
+ * a refused value fails only its own item. Any other failure (Postgres unreachable, a timeout) is every item's
+ * answer, as it would have been alone.
  */
 export class StatementBatcher<I, O> {
-  private readonly waiting: Waiting<I, O>[] = [];
+  private waiting: Waiting<I, O>[] = [];
   private inFlight = 0;
+  private sweep?: NodeJS.Timeout;
 
   constructor(
-    private readonly options: BatchOptions,
+    private readonly options: BatchOptions<I>,
     private readonly runOne: (item: I) => Promise<O>,
-    /** The outputs in the order of `items`; a batch always has 2 items or more. */
+    /** The outputs in the order of `items`; a batch always has 2 items or more, of distinct keys. */
     private readonly runBatch: (items: I[]) => Promise<O[]>,
   ) {}
 
   run(item: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
-      this.waiting.push({ item, resolve, reject });
+      this.waiting.push({ item, since: Date.now(), resolve, reject });
       if (this.inFlight < this.options.maxInFlight) this.next();
+      else this.sweepLater();
     });
   }
 
   private next(): void {
-    const batch = this.waiting.splice(0, this.options.maxBatch);
+    const batch = this.take();
     if (batch.length === 0) return;
     this.inFlight += 1;
     void this.settle(batch).finally(() => {
       this.inFlight -= 1;
       this.next();
     });
+    this.sweepLater();
   }
 
+  /** The oldest waiting items, up to `maxBatch`, one per key; the others keep their place. */
+  private take(): Waiting<I, O>[] {
+    const batch: Waiting<I, O>[] = [];
+    const keys = new Set<unknown>();
+    const left: Waiting<I, O>[] = [];
+    for (const waiting of this.waiting) {
+      const key = this.options.key(waiting.item);
+      if (batch.length < this.options.maxBatch && !keys.has(key)) {
+        keys.add(key);
+        batch.push(waiting);
+      } else {
+        left.push(waiting);
+      }
+    }
+    this.waiting = left;
+    return batch;
+  }
+
+  /** Fails the items that waited too long, when the oldest of them will have. */
+  private sweepLater(): void {
+    if (this.sweep || this.waiting.length === 0) return;
+    const oldest = this.waiting[0];
+    this.sweep = setTimeout(
+      () => {
+        this.sweep = undefined;
+        const now = Date.now();
+        while (this.waiting.length > 0 && now - this.waiting[0].since >= this.options.maxWaitMs) {
+          (this.waiting.shift() as Waiting<I, O>).reject(this.options.waitedTooLong());
+        }
+        this.sweepLater();
+      },
+      Math.max(0, oldest.since + this.options.maxWaitMs - Date.now()),
+    );
+    this.sweep.unref();
+  }
+
+  /** Settles every item of the batch; never rejects. */
   private async settle(batch: Waiting<I, O>[]): Promise<void> {
     if (batch.length > 1) {
       try {
@@ -59,12 +106,26 @@ export class StatementBatcher<I, O> {
         batch.forEach((w, i) => w.resolve(outputs[i]));
         return;
       } catch (error) {
-        if (!this.options.retryAlone(error)) {
+        if (!this.worthRetryingAlone(error)) {
           for (const w of batch) w.reject(error);
           return;
         }
       }
     }
-    await Promise.all(batch.map((w) => this.runOne(w.item).then(w.resolve, w.reject)));
+    for (const w of batch) {
+      try {
+        w.resolve(await this.runOne(w.item));
+      } catch (error) {
+        w.reject(error);
+      }
+    }
+  }
+
+  private worthRetryingAlone(error: unknown): boolean {
+    try {
+      return this.options.retryAlone(error);
+    } catch {
+      return false;
+    }
   }
 }

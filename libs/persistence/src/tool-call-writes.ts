@@ -1,13 +1,24 @@
-import { DatabasePool, isRefusedValue } from './database-pool.js';
-import { StatementBatcher } from './statement-batcher.js';
+import { DATABASE_TIMEOUTS, DatabasePool } from './database-pool.js';
+import { DatabaseBusyError } from './database-unavailable.js';
+import { type BatchOptions, StatementBatcher } from './statement-batcher.js';
 import { TOOL_CALL_STATEMENTS as SQL, claimCalls, createCalls, recordAttempts } from './tool-calls.statements.js';
 
 /**
  * How the hot path's writes are batched: two statements of a kind at once, each carrying what arrived
- * meanwhile (up to 25). Measured here (bench/cpu-per-call.mjs): Postgres CPU per queued call 0.76 → 0.37 ms;
- * two statements at once did better than one, four or eight.
+ * meanwhile (up to 25 calls). Measured here (bench/cpu-per-call.mjs): Postgres CPU per queued call
+ * 0.76 → 0.37 ms; two statements at once did about as well as one, and better than four or eight. An item
+ * waits for a statement no longer than a request waits for a connection of the pool.
  */
-const HOT_WRITES = { maxInFlight: 2, maxBatch: 25, retryAlone: worthRetryingAlone };
+function hotWrites(key: (values: unknown[]) => unknown): BatchOptions<unknown[]> {
+  return {
+    maxInFlight: 2,
+    maxBatch: 25,
+    key,
+    maxWaitMs: DATABASE_TIMEOUTS.connectMs,
+    waitedTooLong: () => new DatabaseBusyError(`no statement for this write within ${DATABASE_TIMEOUTS.connectMs} ms`),
+    retryAlone: worthRetryingAlone,
+  };
+}
 
 /**
  * The three writes of a call's hot path (accept, claim, record), each one statement per batch of calls
@@ -19,33 +30,39 @@ export class ToolCallWrites {
   private readonly records: StatementBatcher<unknown[], boolean>;
 
   constructor(db: DatabasePool) {
-    const createOne = async (values: unknown[]) => {
-      await db.count(SQL.create, values);
-    };
-    this.creates = new StatementBatcher(HOT_WRITES, createOne, async (batch) => {
-      await db.count(createCalls(batch.length), batch.flat());
-      return batch.map(() => undefined);
-    });
+    // The call's id: the first value of `create` and of the claim, the second of the record (after the attempt's).
+    const callIdAt = (i: number) => (values: unknown[]) => values[i];
 
-    const claimOne = async (values: unknown[]) =>
-      (await db.rows<Record<string, unknown>>(SQL.claimForDelivery, values))[0] ?? null;
-    this.claims = new StatementBatcher(HOT_WRITES, claimOne, async (batch) => {
-      const callIds = batch.map((values) => values[0]);
-      // One statement updates a call once: two claims of one call go one by one.
-      if (new Set(callIds).size < callIds.length) return Promise.all(batch.map(claimOne));
-      const rows = await db.rows<Record<string, unknown>>(claimCalls(batch.length), inIdOrder(batch, 0));
-      const byId = new Map(rows.map((row) => [row.id, row]));
-      return callIds.map((id) => byId.get(id) ?? null);
-    });
+    this.creates = new StatementBatcher(
+      hotWrites(callIdAt(0)),
+      async (values) => {
+        await db.count(SQL.create, values);
+      },
+      async (batch) => {
+        await db.count(createCalls(batch.length), batch.flat());
+        return batch.map(() => undefined);
+      },
+    );
 
-    const recordOne = async (values: unknown[]) => (await db.rows(SQL.recordAttempt, values)).length > 0;
-    this.records = new StatementBatcher(HOT_WRITES, recordOne, async (batch) => {
-      const callIds = batch.map((values) => values[1]);
-      if (new Set(callIds).size < callIds.length) return Promise.all(batch.map(recordOne));
-      const moved = await db.rows<{ id: string }>(recordAttempts(batch.length), inIdOrder(batch, 1));
-      const movedIds = new Set(moved.map((row) => row.id));
-      return callIds.map((id) => movedIds.has(id as string));
-    });
+    this.claims = new StatementBatcher(
+      hotWrites(callIdAt(0)),
+      async (values) => (await db.rows<Record<string, unknown>>(SQL.claimForDelivery, values))[0] ?? null,
+      async (batch) => {
+        const rows = await db.rows<Record<string, unknown>>(claimCalls(batch.length), inIdOrder(batch, 0));
+        const byId = new Map(rows.map((row) => [row.id, row]));
+        return batch.map((values) => byId.get(values[0]) ?? null);
+      },
+    );
+
+    this.records = new StatementBatcher(
+      hotWrites(callIdAt(1)),
+      async (values) => (await db.rows(SQL.recordAttempt, values)).length > 0,
+      async (batch) => {
+        const moved = await db.rows<{ id: string }>(recordAttempts(batch.length), inIdOrder(batch, 1));
+        const movedIds = new Set<unknown>(moved.map((row) => row.id));
+        return batch.map((values) => movedIds.has(values[1]));
+      },
+    );
   }
 
   /** Stores a new call: `create`'s values. */
@@ -73,17 +90,12 @@ export function inIdOrder(batch: unknown[][], idAt: number): unknown[] {
   return [...batch].sort((a, b) => (id(a) < id(b) ? -1 : id(a) > id(b) ? 1 : 0)).flat();
 }
 
-/** Postgres refused the values (a data exception or a limit such as nesting), or they could not be serialized. */
-export function isDataError(error: unknown): boolean {
-  return error instanceof RangeError || error instanceof TypeError || isRefusedValue(error);
-}
-
 /**
- * A batch's failure that running its items alone may avoid: refused values, a row a constraint refused
- * (SQLSTATE 23) or met twice (21), or a transaction Postgres rolled back (40: a deadlock, a serialization
- * failure). Each item then runs alone.
+ * A batch's failure that running its items alone may avoid, as Postgres answered it (nothing of the batch was
+ * written): refused values (SQLSTATE 22, 54), a row a constraint refused (23) or met twice (21), or a
+ * transaction it rolled back (40: a deadlock, a serialization failure). Each item then runs alone.
  */
 export function worthRetryingAlone(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return isDataError(error) || (typeof code === 'string' && ['21', '23', '40'].includes(code.slice(0, 2)));
+  return typeof code === 'string' && /^(21|22|23|40|54)[0-9A-Z]{3}$/.test(code);
 }

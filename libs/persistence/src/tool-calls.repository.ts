@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DatabasePool, utc } from './database-pool.js';
+import { DatabasePool, isDataError, utc } from './database-pool.js';
 import {
   ACTIVE_STATUSES,
   type AttemptOutcome,
@@ -23,7 +23,7 @@ import {
 } from './sql-columns.js';
 import { storableJsonText, storableText } from './storable.js';
 import { TOOL_CALL_STATEMENTS as SQL, newToolCallRow, newToolCallValues } from './tool-calls.statements.js';
-import { ToolCallWrites, isDataError } from './tool-call-writes.js';
+import { ToolCallWrites } from './tool-call-writes.js';
 
 /** Up to $3 active calls after id $4 (or from the first) queued past $2 or in progress past their deadline ($1). */
 const OVERDUE = {

@@ -26,7 +26,7 @@ export function IdempotencyKeyHeader() {
 }
 
 /** How a route answers, and what repeats get when that answer is too large to keep. */
-export interface IdempotentRoute<A> {
+export interface IdempotentRun<A> {
   /** Runs the route: its answer's body (the status is the reply's). */
   run(): Promise<A>;
   /** Small, and says where to read the rest. */
@@ -51,7 +51,7 @@ export class IdempotentAnswers {
     reply: FastifyReply,
     agent: AgentIdentity,
     body: unknown,
-    route: IdempotentRoute<A>,
+    route: IdempotentRun<A>,
   ): Promise<unknown> {
     const header = request.headers['idempotency-key'];
     if (header === undefined) return route.run();

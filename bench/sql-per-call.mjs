@@ -1,19 +1,22 @@
 #!/usr/bin/env node
 // Diagnostic (not part of run.mjs): how much Postgres work one tool call costs. Starts its own
 // redis-server, handler and Toolgate (dist/, fresh schema), makes N instant and N background calls
-// one after another, and reads Postgres's own counters before and after: transactions of the
+// (IN_FLIGHT at a time, default 1: one after another), and reads Postgres's own counters before and after: transactions of the
 // database (each autocommit statement counts as one; pg_stat_database, so other users of the same
 // database add to it) and, per table of the benchmark's schema, index scans, sequential scans,
 // inserted and updated rows (pg_stat_user_tables). Postgres flushes these counters with a delay
 // (up to ~10 s for an idle backend), hence the pauses. ~1 minute. Usage: node bench/sql-per-call.mjs
+// With calls in flight together, the accept, claim and record of several calls share statements (ToolCallWrites):
+// IN_FLIGHT=20 N=2000 node bench/sql-per-call.mjs
 import pg from 'pg';
-import { Client } from 'undici';
+import { Pool } from 'undici';
 import { CALL_ARGUMENTS } from './lib/body.mjs';
 import { agentWith, constructorApp, httpTool } from './lib/fixtures.mjs';
 import { killAllSync, stopAll } from './lib/procs.mjs';
 import { startHandler, startRedis, startToolgate } from './lib/stack.mjs';
 
 const N = Number(process.env.N ?? 200);
+const IN_FLIGHT = Number(process.env.IN_FLIGHT ?? 1);
 const PG_BASE = process.env.BENCH_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 process.on('exit', killAllSync);
@@ -45,7 +48,7 @@ try {
   for (const mode of ['instant', 'background']) {
     const app = await constructorApp(stack, 'sql', [httpTool('t', `${handler.url}/ok/sql-${mode}`, mode)]);
     const agent = await agentWith(stack, app.app, ['t']);
-    const client = new Client(stack.baseUrl);
+    const client = new Pool(stack.baseUrl, { connections: IN_FLIGHT });
     const request = {
       method: 'POST',
       path: `/v1/agents/${agent.agentId}/tool-calls`,
@@ -55,11 +58,17 @@ try {
     for (let i = 0; i < 20; i++) await (await client.request(request)).body.dump(); // warm caches
     await sleep(12_000);
     const before = await snapshot();
-    for (let i = 0; i < N; i++) await (await client.request(request)).body.dump();
+    let sent = 0;
+    await Promise.all(
+      Array.from({ length: IN_FLIGHT }, async () => {
+        while (sent++ < N) await (await client.request(request)).body.dump();
+      }),
+    );
     await sleep(14_000); // background deliveries finish, then the counters are flushed
     const after = await snapshot();
     await client.close();
-    console.log(`\n${mode}: ${((after.x - before.x) / N).toFixed(1)} Postgres transactions per call (database-wide)`);
+    const perCall = ((after.x - before.x) / N).toFixed(2);
+    console.log(`\n${mode}, ${IN_FLIGHT} in flight: ${perCall} Postgres transactions per call (database-wide)`);
     console.log('table                  idx scans  seq scans  inserts  updates   (per call)');
     for (const [name, t] of Object.entries(after.tables)) {
       const b = before.tables[name] ?? { seq: 0, idx: 0, ins: 0, upd: 0 };

@@ -213,6 +213,24 @@ describe('while Postgres is down', () => {
       intervalMs: 100,
     });
   }, 40_000);
+
+  it("answers agents' calls 503 within the connection timeout while their writes wait behind silent ones", async () => {
+    const ctx = await agentWithTools(api, [httpTool({ handler_url: handler.url('/pg-silent') })]);
+    const body = { tool: agentFacingName(ctx.app), dialog_id: 'd', arguments: { customer_id: 'c' } };
+    const call = () => timed(() => api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body }));
+    expect((await call()).value.status).toBe(200); // the toolset is cached: only the call's INSERT needs Postgres
+
+    await proxy.set('silent');
+    const answers = await Promise.all(Array.from({ length: 6 }, call));
+    for (const answer of answers) expectPostgresUnavailable(answer.value);
+    // Two INSERTs go out and wait for an answer (the query timeout); the other calls wait for a turn, at most
+    // the connection timeout, instead of queueing behind them.
+    const waitedForATurn = answers.filter((answer) => answer.ms < DATABASE_TIMEOUTS.connectMs + 1500);
+    expect(waitedForATurn.length, JSON.stringify(answers.map((answer) => answer.ms))).toBeGreaterThanOrEqual(4);
+
+    await proxy.set('up');
+    await eventually(async () => expect((await call()).value.status).toBe(200), { timeoutMs: 10_000, intervalMs: 200 });
+  }, 40_000);
 });
 
 describe('while the JWKS URL is down', () => {

@@ -5,16 +5,24 @@ import type { App, HttpTool, Installation, ToolInstance } from './generated/clie
 export type InstanceWithTool = ToolInstance & { installation: Installation & { app: App }; httpTool: HttpTool | null };
 
 /** What a call's next attempt checks and needs of its app: the switches and the signing secrets. */
-export type TargetApp = Pick<
-  App,
-  'id' | 'agentToolsEnabled' | 'agentToolsMode' | 'webhookSecretEnc' | 'retiredWebhookSecrets'
->;
+const TARGET_APP_FIELDS = [
+  'id',
+  'agentToolsEnabled',
+  'agentToolsMode',
+  'webhookSecretEnc',
+  'retiredWebhookSecrets',
+] as const satisfies readonly (keyof App)[];
+export type TargetApp = Pick<App, (typeof TARGET_APP_FIELDS)[number]>;
 
 /** What a call's next attempt checks and needs of its tool instance: on or off, and what a body is built from. */
-export type TargetInstance = Pick<
-  ToolInstance,
-  'id' | 'enabled' | 'privateDataRequired' | 'privateDataEnc' | 'configuration'
->;
+const TARGET_INSTANCE_FIELDS = [
+  'id',
+  'enabled',
+  'privateDataRequired',
+  'privateDataEnc',
+  'configuration',
+] as const satisfies readonly (keyof ToolInstance)[];
+export type TargetInstance = Pick<ToolInstance, (typeof TARGET_INSTANCE_FIELDS)[number]>;
 
 /** A table's columns by the field name Prisma gives them: the mapping between a row and a Prisma-shaped object. */
 type Columns<T> = { readonly [K in keyof T]-?: string };
@@ -73,13 +81,7 @@ export const APP_COLUMNS: Columns<App> = {
   updatedAt: 'updated_at',
 };
 
-export const TARGET_APP_COLUMNS: Columns<TargetApp> = {
-  id: APP_COLUMNS.id,
-  agentToolsEnabled: APP_COLUMNS.agentToolsEnabled,
-  agentToolsMode: APP_COLUMNS.agentToolsMode,
-  webhookSecretEnc: APP_COLUMNS.webhookSecretEnc,
-  retiredWebhookSecrets: APP_COLUMNS.retiredWebhookSecrets,
-};
+export const TARGET_APP_COLUMNS = someColumns(APP_COLUMNS, TARGET_APP_FIELDS);
 
 export const INSTALLATION_COLUMNS: Columns<Installation> = {
   id: 'id',
@@ -107,13 +109,7 @@ export const TOOL_INSTANCE_COLUMNS: Columns<ToolInstance> = {
   updatedAt: 'updated_at',
 };
 
-export const TARGET_INSTANCE_COLUMNS: Columns<TargetInstance> = {
-  id: TOOL_INSTANCE_COLUMNS.id,
-  enabled: TOOL_INSTANCE_COLUMNS.enabled,
-  privateDataRequired: TOOL_INSTANCE_COLUMNS.privateDataRequired,
-  privateDataEnc: TOOL_INSTANCE_COLUMNS.privateDataEnc,
-  configuration: TOOL_INSTANCE_COLUMNS.configuration,
-};
+export const TARGET_INSTANCE_COLUMNS = someColumns(TOOL_INSTANCE_COLUMNS, TARGET_INSTANCE_FIELDS);
 
 export const HTTP_TOOL_COLUMNS: Columns<HttpTool> = {
   id: 'id',
@@ -136,6 +132,11 @@ export const HTTP_TOOL_COLUMNS: Columns<HttpTool> = {
   createdAt: 'created_at',
   updatedAt: 'updated_at',
 };
+
+/** Some of a table's columns, for a narrower read. */
+function someColumns<T, K extends keyof T>(columns: Columns<T>, fields: readonly K[]): Columns<Pick<T, K>> {
+  return Object.fromEntries(fields.map((field) => [field, columns[field]])) as Columns<Pick<T, K>>;
+}
 
 /**
  * A SELECT (or RETURNING) list naming each column by its field: `alias.event_id AS "eventId"`. With

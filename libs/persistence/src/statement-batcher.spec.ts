@@ -5,10 +5,14 @@ class Refused extends Error {}
 
 /** A fake statement runner: records each statement and holds it until released. */
 function runner() {
-  const statements: { items: number[]; release: () => void }[] = [];
+  const statements: { items: number[]; release: () => void; fail: (error: Error) => void }[] = [];
   const run = (items: number[], answer: () => number[]) =>
     new Promise<number[]>((resolve, reject) => {
-      statements.push({ items, release: () => void Promise.resolve().then(answer).then(resolve, reject) });
+      statements.push({
+        items,
+        release: () => void Promise.resolve().then(answer).then(resolve, reject),
+        fail: (error: Error) => reject(error),
+      });
     });
   const refusing = new Set<number>();
   const answerOf = (items: number[]) => () => {
@@ -26,6 +30,7 @@ function runner() {
         maxInFlight,
         maxBatch,
         retryAlone,
+        failsAll: (e) => e instanceof Error && e.message === 'away',
         // Items 1 and 101 write the same row.
         key: (item) => item % 100,
         maxWaitMs,
@@ -128,5 +133,16 @@ describe('StatementBatcher', () => {
     expect(statements.map((s) => s.items)).toEqual([[1], [3]]);
     statements[1]?.release();
     expect([await first, await next]).toEqual([10, 30]);
+  });
+
+  it('fails the waiting items at once with a statement that found Postgres away', async () => {
+    const { statements, batcher, tick } = runner();
+    const batches = batcher(1, 10);
+    const answers = [1, 2, 3].map((item) => batches.run(item).catch((error: Error) => error.message));
+    await tick();
+    expect(statements.map((s) => s.items)).toEqual([[1]]);
+    statements[0]?.fail(new Error('away'));
+    expect(await Promise.all(answers)).toEqual(['away', 'away', 'away']);
+    expect(statements).toHaveLength(1); // 2 and 3 never went
   });
 });

@@ -11,6 +11,8 @@ export interface BatchOptions<I> {
   waitedTooLong: () => Error;
   /** Whether running the items of a failed batch alone may avoid its failure (then each runs again alone). */
   retryAlone: (error: unknown) => boolean;
+  /** Whether a statement's failure is one every waiting item would meet too (Postgres away): they fail with it. */
+  failsAll: (error: unknown) => boolean;
 }
 
 interface Waiting<I, O> {
@@ -24,7 +26,8 @@ interface Waiting<I, O> {
  * Runs writes of one kind together when they arrive together (group commit): an item that finds
  * `maxInFlight` statements running waits, and when one of them ends the waiting items (up to `maxBatch`, one
  * per key) go as one statement. A lone item goes at once, alone, so a quiet process waits for nothing. An item
- * waits at most `maxWaitMs` (a Postgres that stopped answering fails requests, it does not queue them).
+ * waits at most `maxWaitMs`, and the waiting items fail at once with a statement that failed for what they would
+ * meet too (`failsAll`: Postgres away): a Postgres that stopped answering fails requests, it does not queue them.
  *
  * A batch is one statement, so it commits or fails whole. When it failed for what running its items alone may
  * avoid (`retryAlone`: a value Postgres refused, a deadlock), its items run again alone, one after the other, so
@@ -106,8 +109,8 @@ export class StatementBatcher<I, O> {
         batch.forEach((w, i) => w.resolve(outputs[i]));
         return;
       } catch (error) {
-        if (!this.worthRetryingAlone(error)) {
-          for (const w of batch) w.reject(error);
+        if (!this.judge('retryAlone', error)) {
+          this.fail(batch, error);
           return;
         }
       }
@@ -116,14 +119,24 @@ export class StatementBatcher<I, O> {
       try {
         w.resolve(await this.runOne(w.item));
       } catch (error) {
-        w.reject(error);
+        this.fail([w], error);
       }
     }
   }
 
-  private worthRetryingAlone(error: unknown): boolean {
+  /** Fails `batch` with `error`, and every waiting item too when it would meet the same. */
+  private fail(batch: Waiting<I, O>[], error: unknown): void {
+    for (const w of batch) w.reject(error);
+    if (!this.judge('failsAll', error)) return;
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const w of waiting) w.reject(error);
+  }
+
+  /** An option's answer about `error`; false should the option itself throw. */
+  private judge(question: 'retryAlone' | 'failsAll', error: unknown): boolean {
     try {
-      return this.options.retryAlone(error);
+      return this.options[question](error);
     } catch {
       return false;
     }

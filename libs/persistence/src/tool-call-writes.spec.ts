@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inIdOrder, worthRetryingAlone } from './tool-call-writes.js';
+import { inIdOrder, postgresAway, worthRetryingAlone } from './tool-call-writes.js';
 
 const pgError = (code: string) => Object.assign(new Error(code), { code });
 
@@ -32,5 +32,13 @@ describe('ToolCallWrites', () => {
         1,
       ),
     ).toEqual(['att_1', 'call_y', 'att_9', 'call_z']);
+  });
+
+  it('fails the writes waiting behind a statement that found Postgres away, not one its own timeout cancelled', () => {
+    expect(postgresAway(pgError('57P01'))).toBe(true);
+    expect(postgresAway(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).toBe(true);
+    expect(postgresAway(new Error('timeout exceeded when trying to connect'))).toBe(true);
+    expect(postgresAway(pgError('57014'))).toBe(false); // a lock on one row can cause it
+    expect(postgresAway(pgError('23505'))).toBe(false);
   });
 });

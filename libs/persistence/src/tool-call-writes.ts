@@ -1,5 +1,5 @@
 import { DATABASE_TIMEOUTS, DatabasePool } from './database-pool.js';
-import { DatabaseBusyError } from './database-unavailable.js';
+import { DatabaseBusyError, isDatabaseUnavailable } from './database-unavailable.js';
 import { type BatchOptions, StatementBatcher } from './statement-batcher.js';
 import { TOOL_CALL_STATEMENTS as SQL, claimCalls, createCalls, recordAttempts } from './tool-calls.statements.js';
 
@@ -7,7 +7,8 @@ import { TOOL_CALL_STATEMENTS as SQL, claimCalls, createCalls, recordAttempts } 
  * How the hot path's writes are batched: two statements of a kind at once, each carrying what arrived
  * meanwhile (up to 25 calls). Measured here (bench/cpu-per-call.mjs): Postgres CPU per queued call
  * 0.76 → 0.37 ms; two statements at once did about as well as one, and better than four or eight. An item
- * waits for a statement no longer than a request waits for a connection of the pool.
+ * waits for a statement no longer than a request waits for a connection of the pool, and not at all once a
+ * statement found Postgres away.
  */
 function hotWrites(key: (values: unknown[]) => unknown): BatchOptions<unknown[]> {
   return {
@@ -17,6 +18,7 @@ function hotWrites(key: (values: unknown[]) => unknown): BatchOptions<unknown[]>
     maxWaitMs: DATABASE_TIMEOUTS.connectMs,
     waitedTooLong: () => new DatabaseBusyError(`no statement for this write within ${DATABASE_TIMEOUTS.connectMs} ms`),
     retryAlone: worthRetryingAlone,
+    failsAll: postgresAway,
   };
 }
 
@@ -98,4 +100,12 @@ export function inIdOrder(batch: unknown[][], idAt: number): unknown[] {
 export function worthRetryingAlone(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && /^(21|22|23|40|54)[0-9A-Z]{3}$/.test(code);
+}
+
+/**
+ * Postgres could not be reached or did not answer (isDatabaseUnavailable): the writes waiting behind would meet
+ * the same. Not a statement cancelled by its own timeout (57014), which a lock on one row can cause.
+ */
+export function postgresAway(error: unknown): boolean {
+  return isDatabaseUnavailable(error) && (error as { code?: unknown } | null)?.code !== '57014';
 }

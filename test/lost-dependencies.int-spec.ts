@@ -151,6 +151,21 @@ describe('a Redis that takes connections and never answers', () => {
     const [row] = await api.sql('SELECT status FROM tool_calls WHERE id = $1', [accepted.value.body.call_id]);
     expect(row.status).toBe('queued');
   }, 30_000);
+
+  it('answers an instant call without waiting for its finished event, which Redis does not take', async () => {
+    const ctx = await agentWithTools(api, [httpTool({ handler_url: handler.url('/redis-silent-instant') })]);
+    handler.secrets = [ctx.app.webhook_secret];
+    const body = { tool: agentFacingName(ctx.app), dialog_id: 'd', arguments: { customer_id: 'c' } };
+    const call = () => timed(() => api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body }));
+    expect((await call()).value.status).toBe(200); // the toolset is cached, heard of on a live subscription
+    await proxy.set('silent');
+    const answered = await call();
+    expect(answered.value.status, answered.value.text).toBe(200);
+    expect(answered.value.body.status).toBe('succeeded');
+    // The event's PUBLISH goes out best effort; waiting for it would take the command timeout.
+    expect(answered.ms).toBeLessThan(REQUEST_COMMAND_TIMEOUT_MS / 2);
+    await proxy.set('up');
+  }, 30_000);
 });
 
 describe('while Postgres is down', () => {

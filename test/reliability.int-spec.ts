@@ -197,7 +197,7 @@ describe('secrets', () => {
       .output()
       .split('\n')
       .filter((l) => l.trim() !== ''))
-      expect(() => JSON.parse(line)).not.toThrow();
+      expect(() => JSON.parse(line), line).not.toThrow();
     await callsEnded([id], 15_000);
   }, 30_000);
 });

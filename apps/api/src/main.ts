@@ -3,6 +3,7 @@ import '../../../libs/config/src/wasm-tiers.js';
 import { Logger } from '@nestjs/common';
 import type { Server } from 'node:http';
 import { developmentDefaultsInUse, loadEnvOrExit } from '../../../libs/config/src/index.js';
+import { logProcessWarnings } from '../../../libs/observability/src/index.js';
 import { createApiApp } from './create-api-app.js';
 
 /** How long a stopping API waits for requests in flight (long-polls included) before it cuts them. */
@@ -11,6 +12,7 @@ const DRAIN_TIMEOUT_MS = 65_000;
 const env = loadEnvOrExit();
 const app = await createApiApp(env);
 const logger = new Logger('Api');
+logProcessWarnings(new Logger());
 for (const warning of developmentDefaultsInUse(env)) new Logger('Configuration').warn(`WARNING: ${warning}`);
 // Every interface, IPv4 and IPv6, as Node's own listen(port) does (Fastify would pick localhost only).
 await app.listen(env.PORT, '::');

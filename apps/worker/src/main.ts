@@ -5,12 +5,13 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import pino from 'pino';
 import { developmentDefaultsInUse, loadEnvOrExit } from '../../../libs/config/src/index.js';
-import { JsonLogger, logDestination, pinoOptions } from '../../../libs/observability/src/index.js';
+import { JsonLogger, logDestination, logProcessWarnings, pinoOptions } from '../../../libs/observability/src/index.js';
 import { QueueConsumer } from './queue-consumer.js';
 import { WorkerModule } from './worker.module.js';
 
 const env = loadEnvOrExit();
 const logger = new JsonLogger(pino(pinoOptions(env, 'worker'), logDestination(env)));
+logProcessWarnings(logger);
 for (const warning of developmentDefaultsInUse(env)) logger.warn(warning, 'Configuration');
 let app;
 try {

@@ -5,6 +5,7 @@ import {
   REQUEST_COMMAND_TIMEOUT_MS,
   createRedisConnection,
   createRequestConnection,
+  whenClosed,
   whenConnected,
   withinMs,
 } from '../../redis/src/index.js';
@@ -133,14 +134,14 @@ export class CallEvents implements OnModuleDestroy {
     const subscribed = this.ensureSubscribed();
     const redis = this.subscriberConnection;
     if (!redis || ['reconnecting', 'close', 'end'].includes(redis.status)) return;
-    let onClose = () => undefined as void;
-    const closed = new Promise<void>((resolve) => redis.once('close', (onClose = resolve)));
     try {
-      await withinMs(Promise.race([subscribed, closed]), REQUEST_COMMAND_TIMEOUT_MS, 'subscribing to call events');
+      await withinMs(
+        Promise.race([subscribed, whenClosed(redis)]),
+        REQUEST_COMMAND_TIMEOUT_MS,
+        'subscribing to call events',
+      );
     } catch {
       // Callers re-read Postgres: a missed message only delays them.
-    } finally {
-      redis.off('close', onClose);
     }
   }
 

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { DEVELOPMENT_SECRETS_KEYS, parseEnv } from '../../config/src/index.js';
-import { JsonLogger, logDestination, pinoOptions } from './logging.js';
+import { JsonLogger, logDestination, logProcessWarnings, pinoOptions } from './logging.js';
 
 function capture() {
   const lines: string[] = [];
@@ -86,5 +86,26 @@ describe('log destination', () => {
       SECRETS_KEYS: DEVELOPMENT_SECRETS_KEYS,
     });
     expect(logDestination(production, Object.assign(capture().stream, { isTTY: true }))).toBeUndefined();
+  });
+
+  it("logs Node's own warnings as JSON lines instead of Node's plain text on stderr", async () => {
+    const { lines, stream } = capture();
+    const before = process.listeners('warning');
+    try {
+      logProcessWarnings(new JsonLogger(pino(pinoOptions(parseEnv({ LOG_LEVEL: 'info' }), 'worker'), stream)));
+      expect(process.listeners('warning')).toHaveLength(1);
+      process.emitWarning('11 ready listeners added', 'MaxListenersExceededWarning');
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.removeAllListeners('warning');
+      for (const listener of before) process.on('warning', listener);
+    }
+    expect(lines.map((line) => JSON.parse(line))).toEqual([
+      expect.objectContaining({
+        level: 40,
+        context: 'Process',
+        msg: 'MaxListenersExceededWarning: 11 ready listeners added',
+      }),
+    ]);
   });
 });

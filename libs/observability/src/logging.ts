@@ -101,3 +101,14 @@ export class JsonLogger implements LoggerService {
     else this.logger[level](fields, String(message));
   }
 }
+
+/**
+ * Node's own warnings (a listener leak, a deprecation) as log lines of `logger`: Node would print
+ * them to stderr as plain text, a line that breaks a JSON log stream.
+ */
+export function logProcessWarnings(logger: LoggerService): void {
+  process.removeAllListeners('warning');
+  process.on('warning', (warning) => {
+    logger.warn(`${warning.name}: ${warning.message}`, 'Process');
+  });
+}

@@ -31,17 +31,25 @@ export function createProbeConnection(url: string): Redis {
   });
 }
 
+const connecting = new WeakMap<Redis, Promise<void>>();
+const closing = new WeakMap<Redis, Promise<void>>();
+
 /**
  * Resolves when a fail-fast connection can take commands: at once when it is ready, after its
- * connect when it is connecting for the first time; rejects at once while Redis is away.
+ * connect when it is connecting for the first time; rejects at once while Redis is away. However
+ * many wait, the connection carries one pair of listeners (a burst of first publishes added one
+ * pair each, and Node printed a listener leak warning, not a JSON line, past ten).
  */
 export function whenConnected(redis: Redis, ms = REQUEST_COMMAND_TIMEOUT_MS): Promise<void> {
   if (redis.status === 'ready') return Promise.resolve();
   if (!['wait', 'connecting', 'connect'].includes(redis.status))
     return Promise.reject(new Error(`Redis is away (${redis.status})`));
-  return new Promise<void>((resolve, reject) => {
+  const pending = connecting.get(redis);
+  if (pending) return pending;
+  const connected = new Promise<void>((resolve, reject) => {
     const done = (error?: Error) => {
       clearTimeout(timer);
+      connecting.delete(redis);
       redis.off('ready', onReady);
       redis.off('close', onClose);
       if (error) reject(error);
@@ -53,6 +61,23 @@ export function whenConnected(redis: Redis, ms = REQUEST_COMMAND_TIMEOUT_MS): Pr
     redis.once('ready', onReady);
     redis.once('close', onClose);
   });
+  connecting.set(redis, connected);
+  return connected;
+}
+
+/** Resolves when the connection next closes; one listener however many wait. */
+export function whenClosed(redis: Redis): Promise<void> {
+  let closed = closing.get(redis);
+  if (!closed) {
+    closed = new Promise<void>((resolve) =>
+      redis.once('close', () => {
+        closing.delete(redis);
+        resolve();
+      }),
+    );
+    closing.set(redis, closed);
+  }
+  return closed;
 }
 
 /** Rejects when `promise` has not settled within `ms`: for waits a connection's own timeout does not cover. */

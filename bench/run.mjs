@@ -431,13 +431,15 @@ function tableLines() {
   L.push(line('6', 'MCP tools/list p99', { floor: 'floor_mcp_p99', tg: 'tg_mcp_p99' }));
   const mem = (v) => (known(v) ? `${fmt(v)} MiB` : '–');
   if (results['3']) results['7'] = { title: 'memory (RSS)', runs: results['3'].runs, notes: [] };
-  L.push(line('7', 'API idle after setup', { tgText: mem(memory.api_idle) }));
+  const idleGoal = (v) => ({ goal: '≤ 150 MiB', met: () => check(v, (x) => x <= 150) });
+  L.push(line('7', 'API idle after setup', { tgText: mem(memory.api_idle), ...idleGoal(memory.api_idle) }));
   L.push(line('7', 'API max during row 3', { tg: 'rss_api_max', unit: 'MiB' }));
   L.push(line('7', 'API at end of row 3', { tg: 'rss_api_end', unit: 'MiB' }));
   L.push(
     line('7', 'worker idle (floor: the BullMQ floor worker)', {
       floorText: mem(memory.floor_worker_idle),
       tgText: mem(memory.worker_idle),
+      ...idleGoal(memory.worker_idle),
     }),
   );
   L.push(

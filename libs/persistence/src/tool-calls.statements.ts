@@ -105,6 +105,7 @@ function recordAttemptsText(size: number): string {
 
 const CREATE_CASTS = FIELDS.map((field) => (JSON_FIELDS.has(field) ? '::jsonb' : ''));
 
+/** Stores `size` new calls. */
 function createText(size: number): string {
   return `INSERT INTO tool_calls (${FIELDS.map((field) => TOOL_CALL_COLUMNS[field]).join(', ')})
       VALUES ${valueRows(size, CREATE_CASTS)}`;

@@ -13,7 +13,10 @@ describe('uuidv7', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it('makes prefixed opaque ids', () => {
-    expect(newId('app')).toMatch(/^app_[0-9a-f]{32}$/);
+  it('makes prefixed opaque ids: a UUIDv7 without its dashes, in creation order', () => {
+    const ids = Array.from({ length: 2000 }, () => newId('call'));
+    for (const id of ids) expect(id).toMatch(/^call_[0-9a-f]{12}7[0-9a-f]{3}[89ab][0-9a-f]{15}$/);
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
   });
 });

@@ -1,2 +1,3 @@
 export * from './secret-box.js';
 export * from './secrets.module.js';
+export * from './random-pool.js';

@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv } from 'node:crypto';
+import { pooledRandomBytes } from './random-pool.js';
 
 export interface SecretKey {
   kid: string;
@@ -58,7 +59,7 @@ export class SecretBox {
 
   // eslint-disable-next-line @typescript-eslint/require-await -- a Promise as before (a failure rejects, never throws)
   async encrypt(plaintext: string): Promise<string> {
-    const iv = randomBytes(IV_BYTES);
+    const iv = pooledRandomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.current.key, iv);
     cipher.setAAD(Buffer.from(this.currentHeader, 'ascii'));
     const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);

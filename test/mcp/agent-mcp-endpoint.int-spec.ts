@@ -293,7 +293,91 @@ describe.each(['v1', 'v2'] as const)('progress reaching a %s SDK client', (kind)
   });
 });
 
+/** A raw modern-era (2026-07-28) JSON-RPC POST to the agent's endpoint, as the v2 SDK client sends it. */
+async function modernPost(
+  url: string,
+  token: string,
+  method: string,
+  params: Record<string, unknown>,
+  meta: Record<string, unknown> = {},
+) {
+  const envelope = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+    ...meta,
+  };
+  const name: Record<string, string> = typeof params.name === 'string' ? { 'mcp-name': params.name } : {};
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${token}`,
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+      ...name,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 'r1', method, params: { ...params, _meta: envelope } }),
+  });
+  const text = await response.text();
+  const json = response.headers.get('content-type')?.startsWith('text/event-stream')
+    ? JSON.parse(
+        text
+          .split('\n')
+          .find((line) => line.startsWith('data: {"result"'))!
+          .slice(6),
+      )
+    : JSON.parse(text);
+  return { status: response.status, headers: response.headers, body: json };
+}
+
 describe('the endpoint', () => {
+  it('answers a plain modern tools/call and tools/list itself, as the SDK answers the same request', async () => {
+    const ctx = await httpAgent([httpTool({ handler_url: handler.url('/plain/instant') })]);
+    const url = `${stack.api.baseUrl}${ctx.base}/mcp`;
+    const call = { name: `${ctx.prefix}find_customer`, arguments: { customer_id: 'c9' } };
+    // Without a progress token the endpoint answers (Fastify sends a content-length); with one, the SDK does.
+    const plain = await modernPost(url, ctx.agent, 'tools/call', call);
+    const viaSdk = await modernPost(url, ctx.agent, 'tools/call', call, { progressToken: 'p1' });
+    expect(plain.status).toBe(200);
+    expect(plain.headers.get('content-type')).toBe('application/json');
+    expect(plain.headers.get('content-length')).not.toBeNull();
+    expect(viaSdk.headers.get('content-length')).toBeNull();
+    expect(plain.body).toEqual(viaSdk.body);
+    expect(plain.body.result).toMatchObject({
+      content: [{ type: 'text', text: '{"echo":{"customer_id":"c9"}}' }],
+      structuredContent: { echo: { customer_id: 'c9' } },
+      resultType: 'complete',
+      _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'toolgate' } },
+    });
+    const listed = await modernPost(url, ctx.agent, 'tools/list', {});
+    const listedViaSdk = await modernPost(url, ctx.agent, 'tools/list', {}, { progressToken: 'p2' });
+    expect(listed.headers.get('content-length')).not.toBeNull();
+    expect(listed.body).toEqual(listedViaSdk.body);
+    expect(listed.body.result.tools.map((t: { name: string }) => t.name)).toEqual([call.name]);
+    const refused = await modernPost(url, ctx.agent, 'tools/call', { name: `${ctx.prefix}nope`, arguments: {} });
+    expect(refused.body.result).toMatchObject({ isError: true });
+    expect(refused.body.result.content[0].text).toContain('was refused, nothing was sent');
+  });
+
+  it("writes an MCP tool's image result through the SDK, running the call once", async () => {
+    const ctx = await mcpAgent(stack.api, everything.url, ['get-tiny-image']);
+    const url = `${stack.api.baseUrl}/v1/agents/${ctx.agentId}/mcp`;
+    const image = await modernPost(url, ctx.agent, 'tools/call', {
+      name: `${ctx.prefix}get-tiny-image`,
+      arguments: {},
+    });
+    expect(image.status).toBe(200);
+    expect(image.body.result.content).toContainEqual(
+      expect.objectContaining({ type: 'image', mimeType: 'image/png', data: expect.stringMatching(/^iVBOR/) }),
+    );
+    const calls = await stack.api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls?tool_name=get-tiny-image`, {
+      token: ctx.dev,
+    });
+    expect(calls.body.data).toHaveLength(1);
+  });
+
   it('refuses a missing or bad token (401), another agent (404) and a foreign Origin (403)', async () => {
     const ctx = await httpAgent([httpTool({ handler_url: handler.url('/unused') })]);
     const url = `${stack.api.baseUrl}${ctx.base}/mcp`;

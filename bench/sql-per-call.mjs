@@ -8,21 +8,24 @@
 // (up to ~10 s for an idle backend), hence the pauses. ~1 minute. Usage: node bench/sql-per-call.mjs
 // With calls in flight together, the accept, claim and record of several calls share statements (ToolCallWrites):
 // IN_FLIGHT=20 N=2000 node bench/sql-per-call.mjs
+// MODES picks the calls (default instant,background,mcp; mcp: server-everything's echo through the REST route).
 import pg from 'pg';
 import { Pool } from 'undici';
 import { CALL_ARGUMENTS } from './lib/body.mjs';
-import { agentWith, constructorApp, httpTool } from './lib/fixtures.mjs';
+import { agentWith, constructorApp, httpTool, mcpApp } from './lib/fixtures.mjs';
 import { killAllSync, stopAll } from './lib/procs.mjs';
-import { startHandler, startRedis, startToolgate } from './lib/stack.mjs';
+import { startEverything, startHandler, startRedis, startToolgate } from './lib/stack.mjs';
 
 const N = Number(process.env.N ?? 200);
 const IN_FLIGHT = Number(process.env.IN_FLIGHT ?? 1);
+const MODES = (process.env.MODES ?? 'instant,background,mcp').split(',');
 const PG_BASE = process.env.BENCH_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 process.on('exit', killAllSync);
 
 const redis = await startRedis();
 const handler = await startHandler();
+const everything = MODES.includes('mcp') ? await startEverything() : undefined;
 const stack = await startToolgate({ redisUrl: redis.url, label: 'sql' });
 const admin = new pg.Client({ connectionString: PG_BASE });
 await admin.connect();
@@ -45,15 +48,20 @@ async function snapshot() {
 }
 
 try {
-  for (const mode of ['instant', 'background']) {
-    const app = await constructorApp(stack, 'sql', [httpTool('t', `${handler.url}/ok/sql-${mode}`, mode)]);
-    const agent = await agentWith(stack, app.app, ['t']);
+  for (const mode of MODES) {
+    const app =
+      mode === 'mcp'
+        ? await mcpApp(stack, 'sql', everything.url)
+        : await constructorApp(stack, 'sql', [httpTool('t', `${handler.url}/ok/sql-${mode}`, mode)]);
+    const tool = mode === 'mcp' ? 'echo' : 't';
+    const args = mode === 'mcp' ? { message: 'hi' } : CALL_ARGUMENTS;
+    const agent = await agentWith(stack, app.app, [tool]);
     const client = new Pool(stack.baseUrl, { connections: IN_FLIGHT });
     const request = {
       method: 'POST',
       path: `/v1/agents/${agent.agentId}/tool-calls`,
       headers: { 'content-type': 'application/json', authorization: `Bearer ${agent.token}` },
-      body: JSON.stringify({ tool: `${app.prefix}t`, dialog_id: 'sql', arguments: CALL_ARGUMENTS }),
+      body: JSON.stringify({ tool: `${app.prefix}${tool}`, dialog_id: 'sql', arguments: args }),
     };
     for (let i = 0; i < 20; i++) await (await client.request(request)).body.dump(); // warm caches
     await sleep(12_000);

@@ -143,6 +143,8 @@ export async function startToolgate({ redisUrl, scale = 1, label = 'toolgate', e
     WORKER_METRICS_PORT: '0',
     // One synthetic agent long-polls hundreds of calls at once (row 8); a real agent stays under the default 20.
     AGENT_MAX_CONCURRENT_WAITS: '1000',
+    // BENCH_NODE_OPTIONS: node flags for Toolgate's two processes only (a V8 heap setting to weigh, say).
+    ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
     ...extraEnv,
   };
   const migrate = spawnSync(process.execPath, [join(ROOT, 'dist/scripts/db-migrate.js')], {

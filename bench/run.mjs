@@ -49,6 +49,11 @@ const cfg = {
   timeoutS: num('BENCH_TIMEOUT_S', 180, 120),
   /** Runs of the variant rows 3b and 4b (APP_DELIVERY_CONCURRENCY lifted to WORKER_CONCURRENCY); 0 skips them. */
   variantRuns: Number(process.env.BENCH_VARIANT_RUNS ?? 1),
+  /**
+   * Row 7's idle RSS is read after this many seconds without calls (after setup, and after row 3): V8 gives back
+   * the heap it grew while busy once its allocation rate has stayed low for a while (20-30 s here). 0 skips it.
+   */
+  idleS: Number(process.env.BENCH_IDLE_S ?? (QUICK ? 0 : 40)),
 };
 /** Row 3 reports the rate it reached if its calls are not all finished within this budget. */
 cfg.queuedBudgetS = Number(process.env.BENCH_QUEUED_BUDGET_S ?? Math.min(100, cfg.timeoutS - 30));
@@ -182,8 +187,14 @@ async function restartStack(start) {
   await start();
 }
 
-/** Starts a stack, runs rows on it, stops it; a failed setup is noted on the rows. */
-async function onStack(label, start, allRows) {
+/** RSS of the API, the worker and the floor worker after `cfg.idleS` seconds without calls. */
+async function restedRss() {
+  await new Promise((r) => setTimeout(r, cfg.idleS * 1000));
+  return { api: rssMiB(ctx.stack.api.pid), worker: rssMiB(ctx.stack.worker.pid), floorWorker: rssMiB(ctx.floor.pid) };
+}
+
+/** Starts a stack, runs rows on it, then `finish` (if the stack stands), stops it; a failed setup is noted on the rows. */
+async function onStack(label, start, allRows, finish) {
   const rows = allRows.filter(([id]) => selected(id));
   if (rows.length === 0) return;
   log(`starting Toolgate (${label})`);
@@ -211,6 +222,7 @@ async function onStack(label, start, allRows) {
       ctx.stack = undefined;
     }
   }
+  if (ctx.stack && finish) await finish();
   await ctx.stack?.stop();
   ctx.stack = undefined;
 }
@@ -239,8 +251,14 @@ async function main() {
         memory.api_idle = rssMiB(ctx.stack.api.pid);
         memory.worker_idle = rssMiB(ctx.stack.worker.pid);
         memory.floor_worker_idle = rssMiB(ctx.floor.pid);
-        log(`idle RSS: API ${fmt(memory.api_idle)} MiB, worker ${fmt(memory.worker_idle)} MiB`);
+        log(`RSS just after setup: API ${fmt(memory.api_idle)} MiB, worker ${fmt(memory.worker_idle)} MiB`);
         await measureRoundTrips();
+        if (cfg.idleS > 0 && selected('3')) {
+          memory.rested = await restedRss();
+          log(
+            `RSS after ${cfg.idleS} s idle: API ${fmt(memory.rested.api)} MiB, worker ${fmt(memory.rested.worker)} MiB`,
+          );
+        }
       }
     },
     [
@@ -250,6 +268,9 @@ async function main() {
       ['6', 'agent tools/list, 100 tools', toolsList],
       ['3', queuedTitle, queuedThroughput],
     ],
+    async () => {
+      if (cfg.idleS > 0 && selected('3') && results['3']?.runs.length) memory.restedAfterLoad = await restedRss();
+    },
   );
   if (cfg.variantRuns > 0) {
     await onStack('APP_DELIVERY_CONCURRENCY=50', () => startMain(NO_CAP, 'nocap'), [
@@ -432,16 +453,38 @@ function tableLines() {
   const mem = (v) => (known(v) ? `${fmt(v)} MiB` : '–');
   if (results['3']) results['7'] = { title: 'memory (RSS)', runs: results['3'].runs, notes: [] };
   const idleGoal = (v) => ({ goal: '≤ 150 MiB', met: () => check(v, (x) => x <= 150) });
-  L.push(line('7', 'API idle after setup', { tgText: mem(memory.api_idle), ...idleGoal(memory.api_idle) }));
+  const rested = memory.rested ?? {};
+  const restedAfterLoad = memory.restedAfterLoad ?? {};
+  const idleS = cfg.idleS;
+  L.push(line('7', 'API just after setup (2 s)', { tgText: mem(memory.api_idle) }));
+  if (memory.rested) {
+    L.push(
+      line('7', `API idle (${idleS} s without calls after setup)`, {
+        tgText: mem(rested.api),
+        ...idleGoal(rested.api),
+      }),
+    );
+  }
   L.push(line('7', 'API max during row 3', { tg: 'rss_api_max', unit: 'MiB' }));
   L.push(line('7', 'API at end of row 3', { tg: 'rss_api_end', unit: 'MiB' }));
+  if (memory.restedAfterLoad) {
+    L.push(line('7', `API idle again (${idleS} s after row 3)`, { tgText: mem(restedAfterLoad.api) }));
+  }
   L.push(
-    line('7', 'worker idle (floor: the BullMQ floor worker)', {
+    line('7', 'worker just after setup (2 s; floor: the BullMQ floor worker)', {
       floorText: mem(memory.floor_worker_idle),
       tgText: mem(memory.worker_idle),
-      ...idleGoal(memory.worker_idle),
     }),
   );
+  if (memory.rested) {
+    L.push(
+      line('7', `worker idle (${idleS} s without calls after setup; floor: floor worker)`, {
+        floorText: mem(rested.floorWorker),
+        tgText: mem(rested.worker),
+        ...idleGoal(rested.worker),
+      }),
+    );
+  }
   L.push(
     line('7', 'worker max during row 3 (floor: floor worker)', {
       floor: 'rss_floor_worker_max',
@@ -450,6 +493,14 @@ function tableLines() {
     }),
   );
   L.push(line('7', 'worker at end of row 3', { tg: 'rss_worker_end', unit: 'MiB' }));
+  if (memory.restedAfterLoad) {
+    L.push(
+      line('7', `worker idle again (${idleS} s after row 3; floor: floor worker)`, {
+        floorText: mem(restedAfterLoad.floorWorker),
+        tgText: mem(restedAfterLoad.worker),
+      }),
+    );
+  }
   L.push(
     line('8', "B p50, POST → succeeded (floor: B alone; Toolgate: with A's load)", {
       floor: 'alone_p50',
@@ -597,8 +648,18 @@ function obstacles(lines, cpu) {
   }
   if (known(med('3', 'rss_api_max'))) {
     out.push(
-      `- **Memory**: API ${fmt(memory.api_idle)} MiB idle → ${fmt(med('3', 'rss_api_max'))} MiB max under the queued load; worker ${fmt(memory.worker_idle)} → ${fmt(med('3', 'rss_worker_max'))} MiB (the bare BullMQ floor worker: ${fmt(med('3', 'rss_floor_worker_max'))} MiB).`,
+      `- **Memory**: API ${fmt(memory.api_idle)} MiB just after setup → ${fmt(med('3', 'rss_api_max'))} MiB max under the queued load; worker ${fmt(memory.worker_idle)} → ${fmt(med('3', 'rss_worker_max'))} MiB (the bare BullMQ floor worker: ${fmt(med('3', 'rss_floor_worker_max'))} MiB).`,
     );
+    if (memory.rested) {
+      const { rested, restedAfterLoad } = memory;
+      const again = restedAfterLoad
+        ? `; ${cfg.idleS} s after row 3's load: API ${fmt(restedAfterLoad.api)}, worker ${fmt(restedAfterLoad.worker)} MiB`
+        : '';
+      out.push(
+        `  After ${cfg.idleS} s without calls V8 has given back the young generation and the heap it grew while busy: ` +
+          `API ${fmt(rested.api)}, worker ${fmt(rested.worker)} MiB idle after setup${again}.`,
+      );
+    }
   }
   const fair = med('8', 'ratio_p99');
   if (known(fair)) {

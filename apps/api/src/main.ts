@@ -3,7 +3,7 @@ import '../../../libs/config/src/wasm-tiers.js';
 import { Logger } from '@nestjs/common';
 import type { Server } from 'node:http';
 import { developmentDefaultsInUse, loadEnvOrExit } from '../../../libs/config/src/index.js';
-import { logProcessWarnings } from '../../../libs/observability/src/index.js';
+import { logProcessWarnings, releaseHeapWhenIdle } from '../../../libs/observability/src/index.js';
 import { createApiApp } from './create-api-app.js';
 
 /** How long a stopping API waits for requests in flight (long-polls included) before it cuts them. */
@@ -17,6 +17,7 @@ for (const warning of developmentDefaultsInUse(env)) new Logger('Configuration')
 // Every interface, IPv4 and IPv6, as Node's own listen(port) does (Fastify would pick localhost only).
 await app.listen(env.PORT, '::');
 logger.log(`Toolgate API on ${env.PUBLIC_BASE_URL} (docs: ${env.PUBLIC_BASE_URL}/docs)`);
+releaseHeapWhenIdle();
 
 // SIGTERM: stop accepting, let requests in flight finish (an instant call records its attempt),
 // then close the database and Redis. Nest's own hooks would close them first.

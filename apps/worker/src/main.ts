@@ -5,7 +5,13 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import pino from 'pino';
 import { developmentDefaultsInUse, loadEnvOrExit } from '../../../libs/config/src/index.js';
-import { JsonLogger, logDestination, logProcessWarnings, pinoOptions } from '../../../libs/observability/src/index.js';
+import {
+  JsonLogger,
+  logDestination,
+  logProcessWarnings,
+  pinoOptions,
+  releaseHeapWhenIdle,
+} from '../../../libs/observability/src/index.js';
 import { QueueConsumer } from './queue-consumer.js';
 import { WorkerModule } from './worker.module.js';
 
@@ -22,6 +28,7 @@ try {
   app.useLogger(logger);
   await app.init();
   new Logger('Worker').log('Toolgate worker started');
+  releaseHeapWhenIdle();
 } catch (error) {
   logger.fatal(`Toolgate worker could not start: ${(error as Error).message}`, 'Worker');
   process.exit(1);

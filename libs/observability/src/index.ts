@@ -1,3 +1,4 @@
+export * from './idle-heap-release.js';
 export * from './logging.js';
 export * from './metrics.js';
 export * from './observability.module.js';

@@ -637,7 +637,7 @@ function obstacles(lines, cpu) {
       `- **MCP proxy**: a tools/call through Toolgate takes ${fmt(med('5', 'tg_p50'))} ms at p50, ${fmt(mcp)}× the direct call (${fmt(med('5', 'floor_p50'))} ms); ` +
         (mcp <= 1.5
           ? 'within the 1.5× goal.'
-          : `over the 1.5× goal${cpuOf('MCP echo: Toolgate') ? `: the API spends ${fmt(cpuOf('MCP echo: Toolgate').api)} ms of CPU and Postgres ${fmt(cpuOf('MCP echo: Toolgate').postgres)} ms per call` : ''} (the agent endpoint builds a stateless MCP server per request, records the call in Postgres, then calls the app's MCP server over its own session).`),
+          : `over the 1.5× goal${cpuOf('MCP echo: Toolgate') ? `: the API spends ${fmt(cpuOf('MCP echo: Toolgate').api)} ms of CPU and Postgres ${fmt(cpuOf('MCP echo: Toolgate').postgres)} ms per call` : ''} (the agent endpoint answers a plain modern request without the MCP SDK, records the call in Postgres, then calls the app's MCP server over its own session with the SDK's client).`),
     );
   }
   const list = [med('6', 'tg_rest_p50'), med('6', 'tg_mcp_p50')];

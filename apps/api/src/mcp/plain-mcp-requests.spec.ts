@@ -77,6 +77,9 @@ describe('plainMcpRequest', () => {
       callRequest('a-string-id'),
       callRequest(0, { arguments: undefined }),
       callRequest(2, { _meta: { ...ENVELOPE, 'toolgate/dialog_id': 'd1', 'toolgate/lead_id': 'l1' } }),
+      callRequest(5, {
+        _meta: { ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': { name: 'c'.repeat(5000), version: '1' } },
+      }),
       { ...callRequest(3), headers: { ...callRequest(3).headers, 'content-type': 'application/json; charset=utf-8' } },
       listRequest(4),
     ];

@@ -29,6 +29,8 @@ const CALL_PARAM_KEYS = new Set(['name', 'arguments', '_meta']);
 const PLAIN_RESULT_KEYS = new Set(['_meta', 'content', 'structuredContent', 'isError']);
 /** Envelopes (clientInfo, clientCapabilities) the SDK classified as a modern request; cleared when full. */
 const MAX_KNOWN_ENVELOPES = 1000;
+/** A longer envelope is classified every time, not remembered: 1,000 of them stay under 2 MiB. */
+const MAX_KNOWN_ENVELOPE_LENGTH = 2048;
 const knownEnvelopes = new Set<string>();
 /** serverInfo's string fields, in the order the SDK's schema writes them. */
 const SERVER_INFO_FIELDS = ['name', 'title', 'version', 'websiteUrl', 'description'] as const;
@@ -102,8 +104,10 @@ export function plainMcpRequest(headers: IncomingHttpHeaders, body: unknown): Pl
     const headerFields = { protocolVersionHeader, mcpMethodHeader, mcpNameHeader };
     const route = classifyInboundRequest({ httpMethod: 'POST', ...headerFields, body });
     if (route.kind !== 'modern' || route.messageKind !== 'request') return undefined;
-    if (knownEnvelopes.size >= MAX_KNOWN_ENVELOPES) knownEnvelopes.clear();
-    knownEnvelopes.add(envelope);
+    if (envelope.length <= MAX_KNOWN_ENVELOPE_LENGTH) {
+      if (knownEnvelopes.size >= MAX_KNOWN_ENVELOPES) knownEnvelopes.clear();
+      knownEnvelopes.add(envelope);
+    }
   }
   return method === 'tools/list'
     ? { method, id: id as JsonRpcId }

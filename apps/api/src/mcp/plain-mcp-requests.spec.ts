@@ -37,8 +37,9 @@ async function sdkAnswer(headers: Record<string, string>, body: unknown, outcome
   const response = await handler.fetch(
     new Request('http://127.0.0.1/mcp', { method: 'POST', headers, body: JSON.stringify(body) }),
   );
-  const json = (await response.json()) as Record<string, unknown>;
-  return { status: response.status, type: response.headers.get('content-type'), body: json };
+  const text = await response.text();
+  const json = JSON.parse(text) as Record<string, unknown>;
+  return { status: response.status, type: response.headers.get('content-type'), text, body: json };
 }
 
 function callRequest(id: JsonRpcId, params: Record<string, unknown> = {}) {
@@ -205,12 +206,8 @@ describe('the plain answers', () => {
   it('write the same bytes as the SDK for what Toolgate answers most', async () => {
     const result = { content: [{ type: 'text' as const, text: '{"ok":true}' }], structuredContent: { ok: true } };
     const { headers, body } = callRequest(7);
-    const response = await createMcpHandler(() => {
-      const server = new Server(SERVER_INFO, { capabilities: { tools: {} } });
-      server.setRequestHandler('tools/call', () => result);
-      return server;
-    }).fetch(new Request('http://127.0.0.1/mcp', { method: 'POST', headers, body: JSON.stringify(body) }));
-    expect(plainAnswer(7, plainCallResult(result, SERVER_INFO)!)).toBe(await response.text());
+    const sdk = await sdkAnswer(headers, body, { result });
+    expect(plainAnswer(7, plainCallResult(result, SERVER_INFO)!)).toBe(sdk.text);
   });
 
   it('of a ProtocolError are the SDK answers, with and without data', async () => {

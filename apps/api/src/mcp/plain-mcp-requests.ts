@@ -46,6 +46,7 @@ export interface PlainCallParams {
 export type PlainMcpRequest =
   { method: 'tools/list'; id: JsonRpcId } | { method: 'tools/call'; id: JsonRpcId; params: PlainCallParams };
 
+/** The server's identity as results carry it: exactly these two fields (the SDK writes no others for Toolgate). */
 export interface ServerInfo {
   name: string;
   version: string;
@@ -58,6 +59,12 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 function keysWithin(value: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
   for (const key in value) if (!allowed.has(key)) return false;
   return true;
+}
+
+function keyCount(value: Record<string, unknown>): number {
+  let count = 0;
+  for (const _key in value) count += 1;
+  return count;
 }
 
 /** A header's value with HTTP's optional whitespace around it removed; undefined when absent or repeated. */
@@ -127,21 +134,12 @@ export function plainErrorAnswer(id: JsonRpcId, error: ProtocolError): string {
 
 /** A tools/list result as JSON, with the fields the revision requires (the SDK's defaults: no caching). */
 export function plainListResult(list: { tools: unknown[] }, serverInfo: ServerInfo): string {
-  const info = { name: serverInfo.name, version: serverInfo.version };
-  return JSON.stringify({
-    ...list,
-    resultType: 'complete',
-    ttlMs: 0,
-    cacheScope: 'private',
-    _meta: { [SERVER_INFO_KEY]: info },
-  });
+  const _meta = { [SERVER_INFO_KEY]: serverInfo };
+  return JSON.stringify({ ...list, resultType: 'complete', ttlMs: 0, cacheScope: 'private', _meta });
 }
 
 function isPlainText(item: unknown): boolean {
-  if (!isPlainObject(item) || item.type !== 'text' || typeof item.text !== 'string') return false;
-  let keys = 0;
-  for (const _key in item) keys += 1;
-  return keys === 2;
+  return isPlainObject(item) && item.type === 'text' && typeof item.text === 'string' && keyCount(item) === 2;
 }
 
 /** A result's serverInfo as the SDK's schema writes it, or undefined when it is not one of plain strings. */
@@ -156,9 +154,7 @@ function plainServerInfo(value: unknown): Record<string, string> | undefined {
     info[field] = text;
     seen += 1;
   }
-  let keys = 0;
-  for (const _key in value) keys += 1;
-  return keys === seen ? info : undefined;
+  return keyCount(value) === seen ? info : undefined;
 }
 
 /**
@@ -181,7 +177,7 @@ export function plainCallResult(result: unknown, serverInfo: ServerInfo): string
   if (meta !== undefined) {
     if (!isPlainObject(meta) || Object.hasOwn(meta, '__proto__')) return undefined;
     const own = meta[SERVER_INFO_KEY];
-    const info = own === undefined ? { name: serverInfo.name, version: serverInfo.version } : plainServerInfo(own);
+    const info = own === undefined ? serverInfo : plainServerInfo(own);
     if (!info) return undefined;
     written._meta = { ...meta, [SERVER_INFO_KEY]: info };
   }
@@ -189,6 +185,6 @@ export function plainCallResult(result: unknown, serverInfo: ServerInfo): string
   if (structuredContent !== undefined) written.structuredContent = structuredContent;
   if (isError !== undefined) written.isError = isError;
   written.resultType = 'complete';
-  if (meta === undefined) written._meta = { [SERVER_INFO_KEY]: { name: serverInfo.name, version: serverInfo.version } };
+  if (meta === undefined) written._meta = { [SERVER_INFO_KEY]: serverInfo };
   return JSON.stringify(written);
 }

@@ -236,4 +236,26 @@ describe('the queue dashboard', () => {
     });
     expect(withCookie.status).toBe(200);
   });
+
+  it('takes JSON bodies, and answers a path it does not have with a problem+json 404', async () => {
+    const { signToken } = await import('./support/tokens.js');
+    const operator = await signToken({ role: 'operator' });
+    const concurrency = (body: unknown) =>
+      api.request('PUT', '/admin/queues/api/queues/tool-call-delivery/concurrency', { token: operator, body });
+    expect((await concurrency({ concurrency: 7 })).status).toBe(200);
+    try {
+      const { body } = await api.request('GET', '/admin/queues/api/queues', { token: operator });
+      const queue = (body as { queues: { name: string; globalConcurrency: number | null }[] }).queues.find(
+        (q) => q.name === 'tool-call-delivery',
+      );
+      expect(queue?.globalConcurrency).toBe(7);
+    } finally {
+      expect((await concurrency({ concurrency: 0 })).status).toBe(200);
+    }
+    const missing = await api.request('GET', '/admin/queues/api/no-such-page', { token: operator });
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('content-type')).toMatch(/problem\+json/);
+    expect(missing.body.detail).toMatch(/no page \/admin\/queues\/api\/no-such-page/);
+    expect((await api.request('GET', '/admin/queues/api/no-such-page')).status).toBe(401);
+  });
 });

@@ -1,11 +1,10 @@
-import { createBullBoard } from '@bull-board/api';
-import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import { FastifyAdapter } from '@bull-board/fastify';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Queue } from 'bullmq';
+import { type FastifyInstance, type FastifyReply, type FastifyRequest, fastify } from 'fastify';
 import { ENV, type Env } from '../../../../libs/config/src/index.js';
-import { DomainError } from '../../../../libs/domain/src/index.js';
+import { DomainError, ErrorCode } from '../../../../libs/domain/src/index.js';
 import { DeliveryQueue } from '../../../../libs/queue/src/index.js';
+import { answerBadUrlWithProblem } from '../common/client-error-problem.js';
 import { problem } from '../common/problem-details.filter.js';
 import { TokenVerifier } from '../common/token-verifier.js';
 
@@ -25,20 +24,27 @@ function cookieToken(header: string | undefined): string | undefined {
  * The operator's BullMQ dashboard at /admin/queues, for operator tokens only. A browser opens
  * `/admin/queues?token=<operator JWT>` once: the token moves into an HttpOnly cookie scoped to
  * /admin and the URL is cleaned; API clients send `Authorization: Bearer` as everywhere else.
+ *
+ * The dashboard (bull-board, its views and static files: about 9 MiB) is loaded on the first request an
+ * operator makes, into a Fastify instance of its own that the API's routes under /admin/queues hand the
+ * request to: an API no operator opens never holds it.
  */
 export async function mountOperatorQueueDashboard(app: NestFastifyApplication): Promise<void> {
   const env = app.get<Env>(ENV);
   const verifier = app.get(TokenVerifier);
-  const serverAdapter = new FastifyAdapter();
-  serverAdapter.setBasePath(OPERATOR_DASHBOARD_PATH);
-  createBullBoard({ queues: [new BullMQAdapter(app.get(DeliveryQueue).queue)], serverAdapter });
+  const queue = app.get(DeliveryQueue).queue;
+  let dashboard: Promise<FastifyInstance> | undefined;
+  const loaded = () =>
+    (dashboard ??= loadDashboard(queue).catch((error: unknown) => {
+      dashboard = undefined; // the next request tries again
+      throw error;
+    }));
 
   const refuse = (reply: FastifyReply, status: number, code: string, detail: string) =>
     reply
       .code(status)
       .type('application/problem+json; charset=utf-8')
       .send(JSON.stringify(problem(status, code, detail)));
-
   const operatorOnly = async (req: FastifyRequest, reply: FastifyReply) => {
     const query = req.query as Record<string, unknown>;
     const fromQuery = typeof query.token === 'string' ? query.token : undefined;
@@ -75,11 +81,47 @@ export async function mountOperatorQueueDashboard(app: NestFastifyApplication): 
       return reply.redirect(OPERATOR_DASHBOARD_PATH, 303);
     }
   };
+  const handOver = async (req: FastifyRequest, reply: FastifyReply) => {
+    const inner = await loaded();
+    reply.hijack();
+    inner.routing(req.raw, reply.raw);
+  };
   await app.register(
-    async (scope: FastifyInstance) => {
+    (scope: FastifyInstance, _options: unknown, done: () => void) => {
       scope.addHook('onRequest', operatorOnly);
-      await scope.register(serverAdapter.registerPlugin());
+      // Bodies stay unread: the dashboard's own instance reads them.
+      scope.removeAllContentTypeParsers();
+      scope.addContentTypeParser('*', (_request, _payload, parsed) => parsed(null, undefined));
+      scope.all('/', handOver);
+      scope.all('/*', handOver);
+      done();
     },
     { prefix: OPERATOR_DASHBOARD_PATH },
   );
+}
+
+/** bull-board over the delivery queue, in a Fastify instance of its own (unknown paths: a problem+json 404). */
+async function loadDashboard(queue: Queue): Promise<FastifyInstance> {
+  const [{ createBullBoard }, { BullMQAdapter }, { FastifyAdapter }] = await Promise.all([
+    import('@bull-board/api'),
+    import('@bull-board/api/bullMQAdapter'),
+    import('@bull-board/fastify'),
+  ]);
+  const serverAdapter = new FastifyAdapter();
+  serverAdapter.setBasePath(OPERATOR_DASHBOARD_PATH);
+  createBullBoard({ queues: [new BullMQAdapter(queue)], serverAdapter });
+  const inner = fastify({ routerOptions: { ignoreTrailingSlash: true }, frameworkErrors: answerBadUrlWithProblem });
+  inner.setNotFoundHandler((request, reply) =>
+    reply
+      .code(404)
+      .type('application/problem+json; charset=utf-8')
+      .send(
+        JSON.stringify(
+          problem(404, ErrorCode.NotFound, `The queue dashboard has no page ${request.url.split('?')[0]}.`),
+        ),
+      ),
+  );
+  await inner.register(serverAdapter.registerPlugin(), { prefix: OPERATOR_DASHBOARD_PATH });
+  await inner.ready();
+  return inner;
 }

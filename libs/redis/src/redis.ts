@@ -12,12 +12,15 @@ export function createRedisConnection(url: string, options: RedisOptions = {}): 
  * A connection for request paths (BullMQ's "failing fast when Redis is down"): while Redis is
  * away a command fails at once instead of queueing, and one that gets no answer fails after
  * REQUEST_COMMAND_TIMEOUT_MS; callers fall back (the reconciler queues a stored call later).
+ * Commands issued in one tick go in one write (auto-pipelining): a batch of accepted calls, whose
+ * INSERT resolves them together, is queued in one round trip. Never for a blocking connection.
  */
 export function createRequestConnection(url: string): Redis {
   return new Redis(url, {
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
     commandTimeout: REQUEST_COMMAND_TIMEOUT_MS,
+    enableAutoPipelining: true,
   });
 }
 

@@ -433,12 +433,15 @@ export async function scheduleAccuracy(ctx, run, signal, { rate } = {}) {
 
   // Toolgate: n wait calls to /fail-twice, 50 clients.
   const path = `/fail-twice/r${run}-${randomUUID().slice(0, 8)}`;
+  // CPU per attempt while Toolgate's calls are sent and delivered: whether the worker had capacity to spare.
+  let cpu;
   const app = await constructorApp(stack, 'sched', [httpTool('flaky', `${ctx.handler.url}${path}`, 'wait')]);
   const agent = await agentWith(stack, app.app, ['flaky']);
   const pool = new Pool(stack.baseUrl, { connections: cfg.clients, keepAliveTimeout: 30_000 });
   try {
     const request = toolCallRequest(agent, `${app.prefix}flaky`, `sched-${run}`);
     const accepted = { errors: 0, firstError: undefined };
+    cpu = cpuProbe(pidsOf(ctx));
     await send(async () => {
       const response = await pool.request(request);
       const text = await response.body.text();
@@ -459,6 +462,9 @@ export async function scheduleAccuracy(ctx, run, signal, { rate } = {}) {
     );
     if (counts.failed || counts.cancelled)
       notes.push(`Toolgate: ${counts.failed ?? 0} failed, ${counts.cancelled ?? 0} cancelled calls`);
+    const attempts = Math.max(1, (await handlerStats(ctx)).counts[path] ?? 0);
+    cpu = cpu.stop(attempts);
+    cpu.worker_core_pct = (100 * cpu.worker * attempts) / cpu.wall_ms;
   } finally {
     await pool.close();
   }
@@ -473,7 +479,12 @@ export async function scheduleAccuracy(ctx, run, signal, { rate } = {}) {
       `Toolgate: ${early} attempts arrived more than 5 ms before their offset (min ${Math.min(...tgStats.late.flat()).toFixed(1)} ms)`,
     );
   return {
-    metrics: { ...summarizeLateness('floor', floorStats), ...summarizeLateness('tg', tgStats), offsets },
+    metrics: {
+      ...summarizeLateness('floor', floorStats),
+      ...summarizeLateness('tg', tgStats),
+      offsets,
+      ...(cpu?.wall_ms ? { cpu_tg: cpu, tg_worker_core_pct: cpu.worker_core_pct } : {}),
+    },
     notes,
   };
 }

@@ -80,7 +80,10 @@ if (RESULTS) {
     `${title}\n\nV8 CPU profiles (\`--cpu-prof\`) of the main stack's API and worker over a \`BENCH_PROFILE=1\` run ` +
     `(rows 1, 2, 5, 6, 3 and 7, startup included), written on ${new Date().toISOString()} by ` +
     `\`node bench/profile-summary.mjs --results\`. Self time, idle excluded; profiling slows the processes, so ` +
-    `read the shares, not the milliseconds.\n\n${sections.join('\n')}`;
+    `read the shares, not the milliseconds. The sampler counts wall time, so \`writev\`, \`writeBuffer\` and ` +
+    `\`writeUtf8String\` include the time a process waited for a core after its write woke the peer on two busy ` +
+    `cores: a socket write costs 4–8 µs of CPU here (\`strace -c\`, a loopback micro-benchmark), and the CPU table ` +
+    `above, read from /proc, is the measure of CPU.\n\n${sections.join('\n')}`;
   const next =
     start === -1
       ? `${previous.trimEnd()}\n\n${section}`

@@ -74,7 +74,7 @@ export class AcceptToolCall {
     if (tool.execution_mode === 'instant') return this.deliverNow(draft, target);
     // Built and stored with the call: every attempt sends these bytes, and the worker's claim needs no more.
     const { bodyEnc } = await this.bodies.build(draft, target.instance);
-    const call = await this.calls.create({ ...draft, bodyEnc });
+    const call = await this.calls.create({ bodyEnc, ...draft });
     // The call is stored first: if Redis is away now, the reconciler queues it later.
     await this.queue.enqueueAttempt(call, 1);
     return call;
@@ -93,6 +93,7 @@ export class AcceptToolCall {
     if (target.mcp) assertNoProblems(this.mcpArguments.problems(target.mcp, args as Record<string, unknown>));
     const timeoutMs = this.callMcpTool.timeoutMs(mcp);
     const call = await this.calls.create({
+      attemptDeadline: attemptDeadline(timeoutMs),
       ...this.draft(agent, input, target, {
         toolKind: 'mcp',
         toolName: target.instance.toolName,
@@ -104,7 +105,6 @@ export class AcceptToolCall {
       }),
       // Stored in progress: the attempt is made right here.
       status: 'in_progress',
-      attemptDeadline: attemptDeadline(timeoutMs),
     });
     this.metrics.callsAccepted.inc({ mode: 'instant', kind: 'mcp' });
     return this.callMcpTool.execute(call, target.instance.installation.app, mcp);
@@ -119,10 +119,10 @@ export class AcceptToolCall {
     const instance = target.instance;
     const { body, bodyEnc } = await this.bodies.build(draft, instance);
     const call = await this.calls.create({
-      ...draft,
-      status: 'in_progress',
       bodyEnc,
       attemptDeadline: attemptDeadline(draft.attemptTimeoutS * 1000),
+      ...draft,
+      status: 'in_progress',
     });
     return this.deliverAttempt.execute({ call, app: instance.installation.app, body, n: 1 });
   }
@@ -138,8 +138,8 @@ export class AcceptToolCall {
     >,
   ): CallDraft {
     const now = new Date();
+    // The tool's fields last: V8 adds a key to an object made by a leading spread on a slow path (~1 µs each).
     return {
-      ...tool,
       id: newId('call'),
       eventId: uuidv7(now.getTime()),
       appId: target.instance.appId,
@@ -155,6 +155,7 @@ export class AcceptToolCall {
       nextAttemptN: 1,
       nextAttemptAt: now,
       acceptedAt: now,
+      ...tool,
     };
   }
 }

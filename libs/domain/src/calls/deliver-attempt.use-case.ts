@@ -56,7 +56,8 @@ export class DeliverAttempt {
       contentEncoding: sent.contentEncoding,
     };
     const { outcome } = sent;
-    if (outcome === 'success') return this.recorder.handleSuccess(made, { ...resultOf(answer), ...details });
+    // Assigned, not spread: keys a second spread adds to the first one's clone take V8's slow path.
+    if (outcome === 'success') return this.recorder.handleSuccess(made, Object.assign(resultOf(answer), details));
     // What the handler said with a 4xx/5xx is what lets the model understand why it failed.
     const said = outcome === 'http_status' || outcome === 'gone' ? handlerSaid(answer) : null;
     return this.recorder.handleFailure(made, {

@@ -435,13 +435,14 @@ export async function scheduleAccuracy(ctx, run, signal, { rate } = {}) {
   const path = `/fail-twice/r${run}-${randomUUID().slice(0, 8)}`;
   // CPU per attempt while Toolgate's calls are sent and delivered: whether the worker had capacity to spare.
   let cpu;
+  let workerCorePct;
   const app = await constructorApp(stack, 'sched', [httpTool('flaky', `${ctx.handler.url}${path}`, 'wait')]);
   const agent = await agentWith(stack, app.app, ['flaky']);
   const pool = new Pool(stack.baseUrl, { connections: cfg.clients, keepAliveTimeout: 30_000 });
   try {
     const request = toolCallRequest(agent, `${app.prefix}flaky`, `sched-${run}`);
     const accepted = { errors: 0, firstError: undefined };
-    cpu = cpuProbe(pidsOf(ctx));
+    const probe = cpuProbe(pidsOf(ctx));
     await send(async () => {
       const response = await pool.request(request);
       const text = await response.body.text();
@@ -463,8 +464,8 @@ export async function scheduleAccuracy(ctx, run, signal, { rate } = {}) {
     if (counts.failed || counts.cancelled)
       notes.push(`Toolgate: ${counts.failed ?? 0} failed, ${counts.cancelled ?? 0} cancelled calls`);
     const attempts = Math.max(1, (await handlerStats(ctx)).counts[path] ?? 0);
-    cpu = cpu.stop(attempts);
-    cpu.worker_core_pct = (100 * cpu.worker * attempts) / cpu.wall_ms;
+    cpu = probe.stop(attempts);
+    workerCorePct = (100 * cpu.worker * attempts) / cpu.wall_ms;
   } finally {
     await pool.close();
   }
@@ -483,7 +484,7 @@ export async function scheduleAccuracy(ctx, run, signal, { rate } = {}) {
       ...summarizeLateness('floor', floorStats),
       ...summarizeLateness('tg', tgStats),
       offsets,
-      ...(cpu?.wall_ms ? { cpu_tg: cpu, tg_worker_core_pct: cpu.worker_core_pct } : {}),
+      ...(cpu ? { cpu_tg: cpu, tg_worker_core_pct: workerCorePct } : {}),
     },
     notes,
   };

@@ -35,6 +35,14 @@ export function answerClientErrorWithProblem(error: NodeJS.ErrnoException, socke
   socket.end(`${head}\r\nConnection: close\r\n\r\n${body}`);
 }
 
+/** Answers a Fastify request with a problem+json body (for answers given beside Nest's exception filter). */
+export function sendProblem(reply: FastifyReply, status: number, code: string, detail: string): FastifyReply {
+  return reply
+    .code(status)
+    .type('application/problem+json; charset=utf-8')
+    .send(JSON.stringify(problem(status, code, detail)));
+}
+
 /**
  * Fastify's `frameworkErrors`: a URL it cannot route (bad percent-encoding) is refused before Nest
  * sees it, and gets the problem+json the exception filter gives a URIError.
@@ -48,9 +56,5 @@ export function answerBadUrlWithProblem(
     error.code === 'FST_ERR_BAD_URL'
       ? 'The URL is not correctly percent-encoded.'
       : 'The URL cannot be routed: see /docs for the API.';
-  void reply
-    .code(400)
-    .header('X-Request-Id', request.id)
-    .type('application/problem+json; charset=utf-8')
-    .send(JSON.stringify(problem(400, ErrorCode.BadRequest, detail)));
+  void sendProblem(reply.header('X-Request-Id', request.id), 400, ErrorCode.BadRequest, detail);
 }

@@ -4,8 +4,7 @@ import { type FastifyInstance, type FastifyReply, type FastifyRequest, fastify }
 import { ENV, type Env } from '../../../../libs/config/src/index.js';
 import { DomainError, ErrorCode } from '../../../../libs/domain/src/index.js';
 import { DeliveryQueue } from '../../../../libs/queue/src/index.js';
-import { answerBadUrlWithProblem } from '../common/client-error-problem.js';
-import { problem } from '../common/problem-details.filter.js';
+import { answerBadUrlWithProblem, sendProblem } from '../common/client-error-problem.js';
 import { TokenVerifier } from '../common/token-verifier.js';
 
 /** The operator's queue dashboard; the developers' routes live under /v1/apps (apps/api/src/developers/). */
@@ -25,7 +24,7 @@ function cookieToken(header: string | undefined): string | undefined {
  * `/admin/queues?token=<operator JWT>` once: the token moves into an HttpOnly cookie scoped to
  * /admin and the URL is cleaned; API clients send `Authorization: Bearer` as everywhere else.
  *
- * The dashboard (bull-board, its views and static files: about 9 MiB) is loaded on the first request an
+ * The dashboard (bull-board, its views and static files: 9 MiB mounted alone) is loaded on the first request an
  * operator makes, into a Fastify instance of its own that the API's routes under /admin/queues hand the
  * request to: an API no operator opens never holds it.
  */
@@ -40,11 +39,6 @@ export async function mountOperatorQueueDashboard(app: NestFastifyApplication): 
       throw error;
     }));
 
-  const refuse = (reply: FastifyReply, status: number, code: string, detail: string) =>
-    reply
-      .code(status)
-      .type('application/problem+json; charset=utf-8')
-      .send(JSON.stringify(problem(status, code, detail)));
   const operatorOnly = async (req: FastifyRequest, reply: FastifyReply) => {
     const query = req.query as Record<string, unknown>;
     const fromQuery = typeof query.token === 'string' ? query.token : undefined;
@@ -55,7 +49,7 @@ export async function mountOperatorQueueDashboard(app: NestFastifyApplication): 
     try {
       const claims = await verifier.verify(authorization);
       if (claims.role !== 'operator')
-        return refuse(
+        return sendProblem(
           reply,
           403,
           'forbidden',
@@ -63,7 +57,7 @@ export async function mountOperatorQueueDashboard(app: NestFastifyApplication): 
         );
     } catch (error) {
       if (error instanceof DomainError) {
-        return refuse(
+        return sendProblem(
           reply,
           401,
           'unauthenticated',
@@ -112,14 +106,7 @@ async function loadDashboard(queue: Queue): Promise<FastifyInstance> {
   createBullBoard({ queues: [new BullMQAdapter(queue)], serverAdapter });
   const inner = fastify({ routerOptions: { ignoreTrailingSlash: true }, frameworkErrors: answerBadUrlWithProblem });
   inner.setNotFoundHandler((request, reply) =>
-    reply
-      .code(404)
-      .type('application/problem+json; charset=utf-8')
-      .send(
-        JSON.stringify(
-          problem(404, ErrorCode.NotFound, `The queue dashboard has no page ${request.url.split('?')[0]}.`),
-        ),
-      ),
+    sendProblem(reply, 404, ErrorCode.NotFound, `The queue dashboard has no page ${request.url.split('?')[0]}.`),
   );
   await inner.register(serverAdapter.registerPlugin(), { prefix: OPERATOR_DASHBOARD_PATH });
   await inner.ready();

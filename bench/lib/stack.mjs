@@ -145,6 +145,8 @@ export async function startToolgate({ redisUrl, scale = 1, label = 'toolgate', e
     AGENT_MAX_CONCURRENT_WAITS: '1000',
     // BENCH_NODE_OPTIONS: node flags for Toolgate's two processes only (a V8 heap setting to weigh, say).
     ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
+    // BENCH_ENV='NAME=value,NAME=value': Toolgate settings to weigh in an A/B pair (a row's own extraEnv wins).
+    ...benchEnv(process.env.BENCH_ENV),
     ...extraEnv,
   };
   const migrate = spawnSync(process.execPath, [join(ROOT, 'dist/scripts/db-migrate.js')], {
@@ -229,4 +231,15 @@ export async function startToolgate({ redisUrl, scale = 1, label = 'toolgate', e
     await stack.stop().catch(() => undefined);
     throw error;
   }
+}
+
+/** `NAME=value,NAME=value` as an object (values hold no commas). */
+function benchEnv(list) {
+  if (!list) return {};
+  return Object.fromEntries(
+    list
+      .split(',')
+      .filter((pair) => pair.includes('='))
+      .map((pair) => [pair.slice(0, pair.indexOf('=')).trim(), pair.slice(pair.indexOf('=') + 1)]),
+  );
 }

@@ -19,3 +19,4 @@ export * from './storable.js';
 export * from './tool-calls.repository.js';
 export * from './tool-instances.repository.js';
 export type { App, HttpTool, Installation, LaunchCode, McpToolSnapshot, ToolInstance } from './generated/client.js';
+export type { OverdueCall } from './sql-columns.js';

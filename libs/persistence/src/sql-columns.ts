@@ -133,6 +133,18 @@ export const HTTP_TOOL_COLUMNS: Columns<HttpTool> = {
   updatedAt: 'updated_at',
 };
 
+/** What the reconciler needs of an overdue call: its job, and whether it may run again (instant may not). */
+const OVERDUE_CALL_FIELDS = [
+  'id',
+  'appId',
+  'round',
+  'status',
+  'executionMode',
+  'nextAttemptN',
+] as const satisfies readonly (keyof ToolCall)[];
+export type OverdueCall = Pick<ToolCall, (typeof OVERDUE_CALL_FIELDS)[number]>;
+export const OVERDUE_CALL_COLUMNS = someColumns(TOOL_CALL_COLUMNS, OVERDUE_CALL_FIELDS);
+
 /** Some of a table's columns, for a narrower read. */
 function someColumns<T, K extends keyof T>(columns: Columns<T>, fields: readonly K[]): Columns<Pick<T, K>> {
   return Object.fromEntries(fields.map((field) => [field, columns[field]])) as Columns<Pick<T, K>>;

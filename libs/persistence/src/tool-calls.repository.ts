@@ -13,6 +13,8 @@ import { Prisma } from './generated/client.js';
 import { type Page, type PageRequest, toPage } from './page.js';
 import { PrismaService } from './prisma.service.js';
 import {
+  OVERDUE_CALL_COLUMNS,
+  type OverdueCall,
   TARGET_APP_COLUMNS,
   TARGET_INSTANCE_COLUMNS,
   TOOL_CALL_COLUMNS,
@@ -25,10 +27,13 @@ import { storableJsonText, storableText } from './storable.js';
 import { TOOL_CALL_STATEMENTS as SQL, newToolCallRow, newToolCallValues } from './tool-calls.statements.js';
 import { ToolCallWrites } from './tool-call-writes.js';
 
-/** Up to $3 active calls after id $4 (or from the first) queued past $2 or in progress past their deadline ($1). */
+/**
+ * Up to $3 active calls after id $4 (or from the first) queued past $2 or in progress past their deadline ($1), on
+ * the two partial indexes of those states; only the columns of their jobs (a backlog is read every run).
+ */
 const OVERDUE = {
   name: 'tool_calls_overdue',
-  text: `SELECT ${selectList(TOOL_CALL_COLUMNS)} FROM tool_calls
+  text: `SELECT ${selectList(OVERDUE_CALL_COLUMNS)} FROM tool_calls
     WHERE ($4::text IS NULL OR id > $4::text)
       AND ((status = 'queued' AND next_attempt_at < $2::timestamp(3))
         OR (status = 'in_progress' AND attempt_deadline < $1::timestamp(3)))
@@ -269,9 +274,9 @@ export class ToolCallsRepository {
    * deadline (a crash): `limit` of them in id order after `after`, so that a caller can page through
    * every one of them, however many a single app has.
    */
-  async findOverdue(now: Date, graceMs: number, limit: number, after: string | null = null): Promise<ToolCall[]> {
+  async findOverdue(now: Date, graceMs: number, limit: number, after: string | null = null): Promise<OverdueCall[]> {
     // On the pool, not Prisma: the worker runs this every RECONCILE_INTERVAL_MS, and an idle worker loads no query engine.
-    return this.db.rows<ToolCall>(OVERDUE, [utc(now), utc(new Date(now.getTime() - graceMs)), limit, after]);
+    return this.db.rows<OverdueCall>(OVERDUE, [utc(now), utc(new Date(now.getTime() - graceMs)), limit, after]);
   }
 
   /** Ends an instant call the API process never finished (it died before or during its one attempt). */

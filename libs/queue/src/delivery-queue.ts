@@ -59,14 +59,26 @@ export class DeliveryQueue implements OnModuleDestroy {
     }
   }
 
-  /** Queues attempts due now in one round trip (the reconciler's pages); ids already queued are left as they are. */
-  async enqueueDueAttempts(attempts: { call: QueuedCall; n: number }[]): Promise<void> {
-    if (attempts.length === 0) return;
+  /**
+   * Queues the attempts due now whose job Redis no longer holds (the reconciler's pages), and says how many: one
+   * round trip asks which jobs exist, one adds the missing. A job still waiting, delayed or running is left as it
+   * is, so a backlog that is only late costs a lookup per call, not an add.
+   */
+  async enqueueMissingAttempts(attempts: { call: QueuedCall; n: number }[]): Promise<number> {
+    if (attempts.length === 0) return 0;
     const jobs = attempts.map(({ call, n }) => attemptJob(call, n));
+    const lookup = this.connection.pipeline(jobs.map((job) => ['exists', this.queue.toKey(deliveryJobId(job))]));
+    const found = await withinMs(lookup.exec(), 5 * REQUEST_COMMAND_TIMEOUT_MS, `looking up ${jobs.length} jobs`);
+    const missing = jobs.filter((_, i) => {
+      const [error, exists] = found?.[i] ?? [null, 0];
+      return error !== null || exists !== 1; // a lookup that failed is taken for a missing job (an add is harmless)
+    });
+    if (missing.length === 0) return 0;
     const added = this.queue.addBulk(
-      jobs.map((job) => ({ name: DELIVER_TOOL_CALL_JOB, data: job, opts: { jobId: deliveryJobId(job) } })),
+      missing.map((job) => ({ name: DELIVER_TOOL_CALL_JOB, data: job, opts: { jobId: deliveryJobId(job) } })),
     );
-    await withinMs(added, 5 * REQUEST_COMMAND_TIMEOUT_MS, `queueing ${jobs.length} calls`);
+    await withinMs(added, 5 * REQUEST_COMMAND_TIMEOUT_MS, `queueing ${missing.length} calls`);
+    return missing.length;
   }
 
   /** Drops a pending attempt (after a cancel); a job already running is left to find the call cancelled. */

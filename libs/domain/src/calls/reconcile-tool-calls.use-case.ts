@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type ToolCall, ToolCallsRepository } from '../../../persistence/src/index.js';
+import { type OverdueCall, ToolCallsRepository } from '../../../persistence/src/index.js';
 import { DeliveryQueue } from '../../../queue/src/index.js';
 import { Metrics } from '../../../observability/src/index.js';
 import { FinishedCalls } from './finished-calls.js';
@@ -12,9 +12,10 @@ export interface ReconcilePage {
 }
 
 /**
- * Nothing is lost: re-queues calls whose attempt is overdue (Redis lost the job) or stuck in
- * progress past its deadline (a worker died). Job ids are deterministic, so a job still waiting
- * in Redis is not doubled. An instant call stuck in progress ends failed: instant never retries.
+ * Nothing is lost: re-queues calls whose attempt is overdue and whose job Redis no longer holds (an
+ * emptied Redis, a failed enqueue), or stuck in progress past its deadline (a worker died). A call
+ * that is only late (its job waits behind a backlog) is left in its place: job ids are deterministic,
+ * and only the missing ones are added. An instant call stuck in progress ends failed: instant never retries.
  * Works a page at a time in id order: a caller pages on, so no backlog hides a call behind it.
  */
 @Injectable()
@@ -31,7 +32,7 @@ export class ReconcileToolCalls {
     const now = new Date();
     const page = await this.calls.findOverdue(now, graceMs, pageSize, after);
     let failed = 0;
-    const due: { call: ToolCall; n: number }[] = [];
+    const due: { call: OverdueCall; n: number }[] = [];
     for (const call of page) {
       if (call.executionMode === 'instant') {
         const message = 'the API process stopped before the attempt finished; instant calls are not retried';
@@ -44,8 +45,8 @@ export class ReconcileToolCalls {
       }
       if (call.nextAttemptN !== null) due.push({ call, n: call.nextAttemptN });
     }
-    await this.queue.enqueueDueAttempts(due);
-    this.metrics.reconcilerRequeued.inc(due.length);
-    return { requeued: due.length, failed, next: page.length === pageSize ? page[page.length - 1].id : null };
+    const requeued = await this.queue.enqueueMissingAttempts(due);
+    this.metrics.reconcilerRequeued.inc(requeued);
+    return { requeued, failed, next: page.length === pageSize ? page[page.length - 1].id : null };
   }
 }

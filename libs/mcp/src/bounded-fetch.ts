@@ -145,9 +145,93 @@ function discard(body: Readable): void {
 
 /** The request headers of a `fetch` call, as undici.request takes them. */
 function requestHeaders(init: RequestInit['headers']): Record<string, string> {
+  if (init && Object.getPrototypeOf(init) === Object.prototype) return init as Record<string, string>;
   const out: Record<string, string> = {};
   new Headers(init as ConstructorParameters<typeof Headers>[0]).forEach((value, name) => (out[name] = value));
   return out;
+}
+
+/** An MCP server's answer as undici gives it: status, headers and the body as a Node stream. */
+export interface BoundedAnswer {
+  status: number;
+  headers: Headers;
+  body: Readable;
+}
+
+/** A request of Toolgate's MCP client, as `fetch` takes it. */
+export interface McpRequestInit {
+  method?: string;
+  headers?: RequestInit['headers'];
+  body?: string | null;
+  signal?: AbortSignal | null;
+}
+
+/**
+ * One request to an MCP server through `dispatcher` (the app's SSRF-guarded agent): a redirect is refused
+ * (McpRedirectError), an answer that declares more than `limit` bytes fails the scope's request at once
+ * (ResponseTooLargeError). The body is left to the caller to read within the limit.
+ */
+export async function boundedRequest(
+  dispatcher: Dispatcher,
+  url: string | URL,
+  init: McpRequestInit | undefined,
+  limit = MAX_MCP_ANSWER_BYTES,
+): Promise<BoundedAnswer> {
+  const answer = await request(url, {
+    method: init?.method ?? 'GET',
+    headers: requestHeaders(init?.headers),
+    body: init?.body ?? null,
+    signal: init?.signal ?? undefined,
+    dispatcher,
+  });
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(answer.headers)) {
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else if (value !== undefined) headers.set(name, value);
+  }
+  const status = answer.statusCode;
+  if (status >= 300 && status < 400) {
+    discard(answer.body);
+    throw new McpRedirectError(status, headers.get('location'));
+  }
+  const declared = Number(headers.get('content-length'));
+  if (declared > limit) {
+    discard(answer.body);
+    const error = new ResponseTooLargeError(declared);
+    scopes.getStore()?.fail(error);
+    throw error;
+  }
+  return { status, headers, body: answer.body };
+}
+
+/**
+ * The chunks of an answer's body, counted: over `limit` bytes it throws ResponseTooLargeError (and fails the
+ * scope's request); cut when the scope's request ends (then it throws too).
+ */
+export async function* boundedChunks(body: Readable, limit = MAX_MCP_ANSWER_BYTES): AsyncGenerator<Buffer> {
+  const scope = scopes.getStore();
+  let cut = false;
+  const untrack = scope?.track(() => {
+    cut = true;
+    body.destroy(new Error('the MCP request ended: its stream was cut'));
+  });
+  let size = 0;
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      size += chunk.byteLength;
+      if (size > limit) {
+        const error = new ResponseTooLargeError();
+        scope?.fail(error);
+        discard(body);
+        throw error;
+      }
+      yield chunk;
+    }
+    if (cut) throw new Error('the MCP request ended: its stream was cut');
+  } finally {
+    untrack?.();
+    if (!body.destroyed) discard(body);
+  }
 }
 
 /**
@@ -158,33 +242,13 @@ function requestHeaders(init: RequestInit['headers']): Record<string, string> {
  */
 export function boundedFetch(dispatcher: () => Dispatcher, limit = MAX_MCP_ANSWER_BYTES): FetchLike {
   return async (url: string | URL, init?: RequestInit) => {
-    const scope = scopes.getStore();
-    const answer = await request(url, {
-      method: init?.method ?? 'GET',
-      headers: requestHeaders(init?.headers),
-      body: (init?.body ?? null) as string | null,
-      signal: init?.signal ?? undefined,
-      dispatcher: dispatcher(),
-    });
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(answer.headers)) {
-      if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-      else if (value !== undefined) headers.set(name, value);
-    }
-    const status = answer.statusCode;
-    if (status >= 300 && status < 400) {
-      discard(answer.body);
-      throw new McpRedirectError(status, headers.get('location'));
-    }
-    const declared = Number(headers.get('content-length'));
-    if (declared > limit) {
-      discard(answer.body);
-      const error = new ResponseTooLargeError(declared);
-      scope?.fail(error);
-      throw error;
-    }
-    const body = NO_BODY.has(status) ? null : boundedBody(answer.body, limit, scope);
-    if (!body) discard(answer.body);
+    const {
+      status,
+      headers,
+      body: answer,
+    } = await boundedRequest(dispatcher(), url, init as McpRequestInit | undefined, limit);
+    const body = NO_BODY.has(status) ? null : boundedBody(answer, limit, scopes.getStore());
+    if (!body) discard(answer);
     return new Response(body, { status, statusText: STATUS_CODES[status] ?? '', headers });
   };
 }

@@ -205,33 +205,48 @@ export async function boundedRequest(
 }
 
 /**
- * The chunks of an answer's body, counted: over `limit` bytes it throws ResponseTooLargeError (and fails the
- * scope's request); cut when the scope's request ends (then it throws too).
+ * Reads an answer's body to its end, each chunk to `onChunk`, counted: over `limit` bytes it rejects with
+ * ResponseTooLargeError (and fails the scope's request); cut when the scope's request ends (then it rejects too).
+ * On stream events, not an async iterator: leaving one early destroys the stream with a new AbortError each time.
  */
-export async function* boundedChunks(body: Readable, limit = MAX_MCP_ANSWER_BYTES): AsyncGenerator<Buffer> {
+export function readBounded(
+  body: Readable,
+  onChunk: (chunk: Buffer) => void,
+  limit = MAX_MCP_ANSWER_BYTES,
+): Promise<void> {
   const scope = scopes.getStore();
-  let cut = false;
-  const untrack = scope?.track(() => {
-    cut = true;
-    body.destroy(new Error('the MCP request ended: its stream was cut'));
-  });
-  let size = 0;
-  try {
-    for await (const chunk of body as AsyncIterable<Buffer>) {
+  return new Promise<void>((resolve, reject) => {
+    let size = 0;
+    let settled = false;
+    const settle = (error?: Error) => {
+      if (settled) return;
+      settled = true;
+      untrack?.();
+      if (error) {
+        discard(body);
+        reject(error);
+      } else resolve();
+    };
+    const untrack = scope?.track(() => settle(new Error('the MCP request ended: its stream was cut')));
+    body.on('data', (chunk: Buffer) => {
+      if (settled) return;
       size += chunk.byteLength;
       if (size > limit) {
         const error = new ResponseTooLargeError();
         scope?.fail(error);
-        discard(body);
-        throw error;
+        settle(error);
+        return;
       }
-      yield chunk;
-    }
-    if (cut) throw new Error('the MCP request ended: its stream was cut');
-  } finally {
-    untrack?.();
-    if (!body.destroyed) discard(body);
-  }
+      try {
+        onChunk(chunk);
+      } catch (error) {
+        settle(error as Error);
+      }
+    });
+    body.on('end', () => settle());
+    body.on('error', (error) => settle(error));
+    body.on('close', () => settle(new Error('the MCP server closed the answer before its end')));
+  });
 }
 
 /**

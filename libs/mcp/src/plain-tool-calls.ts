@@ -1,5 +1,6 @@
 // A tools/call on an open legacy-era session, sent and read without the SDK transport's web streams.
 import { STATUS_CODES } from 'node:http';
+import { StringDecoder } from 'node:string_decoder';
 import {
   type JSONRPCMessage,
   SdkError,
@@ -7,7 +8,7 @@ import {
   SdkHttpError,
   type StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
-import { type BoundedAnswer, type McpRequestInit, boundedChunks } from './bounded-fetch.js';
+import { type BoundedAnswer, type McpRequestInit, readBounded } from './bounded-fetch.js';
 
 /** The first protocol revision of the modern era: its requests carry an envelope only the SDK writes. */
 const FIRST_MODERN_PROTOCOL_VERSION = '2026-07-28';
@@ -114,7 +115,7 @@ async function sendPlainly(
 
 async function bodyText(answer: BoundedAnswer): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of boundedChunks(answer.body)) chunks.push(chunk);
+  await readBounded(answer.body, (chunk) => chunks.push(chunk));
   return Buffer.concat(chunks).toString('utf8');
 }
 
@@ -181,29 +182,31 @@ async function readEvents(
       );
     } else if (!intentional()) options?.onRequestStreamEnd?.();
   };
-  try {
-    for await (const chunk of boundedChunks(answer.body)) {
-      for (const event of events.push(chunk.toString('utf8'))) {
-        if (event.id) {
-          lastEventId = event.id;
-          options?.onresumptiontoken?.(event.id);
-        }
-        if (!event.data || (event.event && event.event !== 'message')) continue;
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(event.data);
-        } catch (error) {
-          transport.onerror?.(error as Error);
-          continue;
-        }
-        if (deliver(transport, parsed)) receivedResponse = true;
+  const onChunk = (chunk: Buffer) => {
+    // The response ends a POST's stream: what may follow it is read to the end, not parsed.
+    if (receivedResponse) return;
+    for (const event of events.push(chunk)) {
+      if (event.id) {
+        lastEventId = event.id;
+        options?.onresumptiontoken?.(event.id);
       }
-      // The response ends a POST's stream: stop reading (the request settles and its scope cuts the stream anyway).
-      if (receivedResponse) break;
+      if (!event.data || (event.event && event.event !== 'message')) continue;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(event.data);
+      } catch (error) {
+        transport.onerror?.(error as Error);
+        continue;
+      }
+      if (deliver(transport, parsed)) receivedResponse = true;
     }
+  };
+  try {
+    await readBounded(answer.body, onChunk);
     resumeOrEnd();
   } catch (error) {
-    if (intentional()) return;
+    // Answered, then cut as the request settled: the stream has served its purpose.
+    if (intentional() || receivedResponse) return;
     transport.onerror?.(new Error(`SSE stream disconnected: ${String(error)}`));
     resumeOrEnd();
   }
@@ -215,15 +218,16 @@ interface SseEvent {
   data: string;
 }
 
-/** Server-sent events (the event stream format): lines in, events out, across chunk boundaries. */
+/** Server-sent events (the event stream format): bytes in, events out, across chunk and character boundaries. */
 export class SseParser {
+  private readonly decoder = new StringDecoder('utf8');
   private buffer = '';
   private data: string[] = [];
   private event?: string;
   private id?: string;
 
-  push(text: string): SseEvent[] {
-    this.buffer += text;
+  push(chunk: Buffer): SseEvent[] {
+    this.buffer += this.decoder.write(chunk);
     const out: SseEvent[] = [];
     let start = 0;
     for (;;) {

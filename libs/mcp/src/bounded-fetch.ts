@@ -21,6 +21,13 @@ export class ResponseTooLargeError extends Error {
   }
 }
 
+/** The error of an answer over the limit; it fails the scope's request at once (the SDK would wait for its timeout). */
+function answerTooLarge(scope: McpRequestScope | undefined, declared?: number): ResponseTooLargeError {
+  const error = new ResponseTooLargeError(declared);
+  scope?.fail(error);
+  return error;
+}
+
 export class McpRedirectError extends Error {
   readonly code = 'REDIRECT';
 
@@ -114,8 +121,7 @@ function boundedBody(body: Readable, limit: number, scope: McpRequestScope | und
         if (done) return;
         size += chunk.byteLength;
         if (size > limit) {
-          const error = new ResponseTooLargeError();
-          scope?.fail(error);
+          const error = answerTooLarge(scope);
           finish(() => controller.error(error));
           body.destroy();
           return;
@@ -151,10 +157,10 @@ function requestHeaders(init: RequestInit['headers']): Record<string, string> {
   return out;
 }
 
-/** An MCP server's answer as undici gives it: status, headers and the body as a Node stream. */
+/** An MCP server's answer as undici gives it: status, headers (lower-case names) and the body as a Node stream. */
 export interface BoundedAnswer {
   status: number;
-  headers: Headers;
+  headers: Dispatcher.ResponseData['headers'];
   body: Readable;
 }
 
@@ -184,22 +190,16 @@ export async function boundedRequest(
     signal: init?.signal ?? undefined,
     dispatcher,
   });
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(answer.headers)) {
-    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-    else if (value !== undefined) headers.set(name, value);
-  }
-  const status = answer.statusCode;
+  const { statusCode: status, headers } = answer;
   if (status >= 300 && status < 400) {
     discard(answer.body);
-    throw new McpRedirectError(status, headers.get('location'));
+    const location = headers.location;
+    throw new McpRedirectError(status, (Array.isArray(location) ? location[0] : location) ?? null);
   }
-  const declared = Number(headers.get('content-length'));
+  const declared = Number(headers['content-length']);
   if (declared > limit) {
     discard(answer.body);
-    const error = new ResponseTooLargeError(declared);
-    scopes.getStore()?.fail(error);
-    throw error;
+    throw answerTooLarge(scopes.getStore(), declared);
   }
   return { status, headers, body: answer.body };
 }
@@ -232,9 +232,7 @@ export function readBounded(
       if (settled) return;
       size += chunk.byteLength;
       if (size > limit) {
-        const error = new ResponseTooLargeError();
-        scope?.fail(error);
-        settle(error);
+        settle(answerTooLarge(scope));
         return;
       }
       try {
@@ -257,13 +255,15 @@ export function readBounded(
  */
 export function boundedFetch(dispatcher: () => Dispatcher, limit = MAX_MCP_ANSWER_BYTES): FetchLike {
   return async (url: string | URL, init?: RequestInit) => {
-    const {
-      status,
-      headers,
-      body: answer,
-    } = await boundedRequest(dispatcher(), url, init as McpRequestInit | undefined, limit);
-    const body = NO_BODY.has(status) ? null : boundedBody(answer, limit, scopes.getStore());
-    if (!body) discard(answer);
+    const answer = await boundedRequest(dispatcher(), url, init as McpRequestInit | undefined, limit);
+    const { status } = answer;
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(answer.headers)) {
+      if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+      else if (value !== undefined) headers.set(name, value);
+    }
+    const body = NO_BODY.has(status) ? null : boundedBody(answer.body, limit, scopes.getStore());
+    if (!body) discard(answer.body);
     return new Response(body, { status, statusText: STATUS_CODES[status] ?? '', headers });
   };
 }

@@ -17,6 +17,7 @@ type SendOptions = Parameters<StreamableHTTPClientTransport['send']>[1];
 
 /** What of the SDK's transport (version pinned in package.json) a plain send uses, as the transport itself does. */
 interface TransportInternals {
+  _url: URL;
   _commonHeaders(): Promise<Headers>;
   _abortController?: AbortController;
   _scheduleReconnection(options: Record<string, unknown>, attemptCount?: number): void;
@@ -78,8 +79,7 @@ async function sendPlainly(
       requestSignal && transportSignal
         ? AbortSignal.any([transportSignal, requestSignal])
         : (requestSignal ?? transportSignal);
-    const url = (transport as unknown as { _url: URL })._url;
-    const answer = await requester(url, { method: 'POST', headers, body: JSON.stringify(message), signal });
+    const answer = await requester(internals._url, { method: 'POST', headers, body: JSON.stringify(message), signal });
     if (answer.status < 200 || answer.status > 299) {
       const text = await bodyText(answer).catch(() => null);
       throw new SdkHttpError(SdkErrorCode.ClientHttpNotImplemented, `Error POSTing to endpoint: ${text}`, {
@@ -92,7 +92,8 @@ async function sendPlainly(
       await bodyText(answer).catch(() => undefined);
       return;
     }
-    const contentType = answer.headers.get('content-type');
+    const header = answer.headers['content-type'];
+    const contentType = (Array.isArray(header) ? header[0] : header) ?? null;
     const mediaType = contentType?.split(';')[0].trim().toLowerCase();
     if (mediaType === 'text/event-stream') {
       void readEvents(transport, answer, options);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { CallEvents } from '../libs/broadcast/src/index.js';
+import { CallEvents, eventsOf } from '../libs/broadcast/src/index.js';
 import type { Env } from '../libs/config/src/index.js';
 
 // A process whose first events come in a burst (a worker restarted under a backlog, an API's first
@@ -34,5 +35,31 @@ describe('call events in a burst on fresh connections', () => {
 
     await new Promise((resolve) => setImmediate(resolve));
     expect(warnings.map((warning) => `${warning.name}: ${warning.message}`)).toEqual([]);
+  });
+
+  it('of one turn travel as one message, and a message of one event (earlier versions) is read too', async () => {
+    const prefix = `tg_burst_${randomBytes(4).toString('hex')}`;
+    events = new CallEvents({ REDIS_URL: inject('redisUrl'), QUEUE_PREFIX: prefix } as Env);
+    const channel = `${prefix}:tool-call-finished`;
+    const raw = new Redis(inject('redisUrl'));
+    const messages: string[] = [];
+    try {
+      raw.on('message', (_channel: string, message: string) => messages.push(message));
+      await raw.subscribe(channel);
+      const ids = Array.from({ length: 25 }, (_, i) => `call_${i}`);
+      const watches = [...ids, 'call_old'].map((id) => events!.watchFinish(id));
+      await Promise.all(watches.map((watch) => watch.subscribed));
+
+      await Promise.all(ids.map((id) => events!.publishFinished(id)));
+      await Promise.all(watches.slice(0, 25).map((watch) => watch.finished));
+      await expect.poll(() => messages.length).toBe(1);
+      expect(eventsOf(messages[0]).map(([id]) => id)).toEqual(ids);
+
+      await raw.duplicate().publish(channel, JSON.stringify(['call_old', '']));
+      await watches[25].finished;
+      for (const watch of watches) watch.stop();
+    } finally {
+      raw.disconnect();
+    }
   });
 });

@@ -24,18 +24,31 @@ interface Watch {
   stop: () => void;
 }
 
+type Kind = 'finished' | 'progress' | 'cancel';
+
+/** The events of one kind published in one turn of the event loop, and their one message's fate. */
+interface Outgoing {
+  events: [id: string, payload: string][];
+  sent: Promise<void>;
+}
+
 /**
  * Tells every API replica about calls (Redis pub/sub): that one finished (long-polls answer at
  * once), that an attempt failed (progress for MCP clients), that an MCP client cancelled a request
  * (whichever replica runs it stops). Only ids and short messages travel: never a result or a secret.
+ *
+ * The events of a kind published in one turn of the event loop travel as one message (`[[id, payload], …]`):
+ * a batch of attempts recorded by one statement ends its calls together, and one PUBLISH tells of them all.
+ * A message of one event (`[id, payload]`, as earlier versions send it) is read too.
  */
 @Injectable()
 export class CallEvents implements OnModuleDestroy {
-  private readonly channels: Record<'finished' | 'progress' | 'cancel', string>;
+  private readonly channels: Record<Kind, string>;
   private publisher?: Redis;
   private subscriber?: Promise<Redis>;
   private subscriberConnection?: Redis;
   private readonly listeners = new Map<string, Set<Listener>>();
+  private readonly outgoing = new Map<Kind, Outgoing>();
 
   constructor(@Inject(ENV) private readonly env: Env) {
     this.channels = {
@@ -80,20 +93,36 @@ export class CallEvents implements OnModuleDestroy {
     return this.listen('cancel', requestKey, () => listener());
   }
 
-  private async publish(kind: keyof CallEvents['channels'], id: string, payload: string): Promise<void> {
+  /** Joins the event to this turn's message of its kind; resolves when that message is published. */
+  private publish(kind: Kind, id: string, payload: string): Promise<void> {
+    let batch = this.outgoing.get(kind);
+    if (!batch) {
+      const events: Outgoing['events'] = [];
+      const sent = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+        this.outgoing.delete(kind); // what is published from now on goes in the next message
+        return this.send(kind, events);
+      });
+      batch = { events, sent };
+      this.outgoing.set(kind, batch);
+    }
+    batch.events.push([id, payload]);
+    return batch.sent;
+  }
+
+  private async send(kind: Kind, events: Outgoing['events']): Promise<void> {
     this.publisher ??= this.connect('publisher');
     await whenConnected(this.publisher); // a fresh connection is still connecting: its first message must not fail
-    await this.publisher.publish(this.channels[kind], JSON.stringify([id, payload]));
+    await this.publisher.publish(this.channels[kind], JSON.stringify(events));
   }
 
   /** Registers at once, then waits (bounded) for the subscription so that no message is missed. */
-  private async listen(kind: keyof CallEvents['channels'], id: string, listener: Listener): Promise<() => void> {
+  private async listen(kind: Kind, id: string, listener: Listener): Promise<() => void> {
     const { stop } = this.watch(kind, id, listener);
     await this.untilSubscribed();
     return stop;
   }
 
-  private watch(kind: keyof CallEvents['channels'], id: string, listener: Listener): Watch {
+  private watch(kind: Kind, id: string, listener: Listener): Watch {
     const key = `${kind}\u0000${id}`;
     if (!this.listeners.has(key)) this.listeners.set(key, new Set());
     this.listeners.get(key)!.add(listener);
@@ -117,8 +146,9 @@ export class CallEvents implements OnModuleDestroy {
       this.subscriberConnection = redis;
       const kinds = Object.fromEntries(Object.entries(this.channels).map(([kind, channel]) => [channel, kind]));
       redis.on('message', (channel: string, message: string) => {
-        const [id, payload] = JSON.parse(message) as [string, string];
-        for (const listener of [...(this.listeners.get(`${kinds[channel]}\u0000${id}`) ?? [])]) listener(payload);
+        for (const [id, payload] of eventsOf(message)) {
+          for (const listener of [...(this.listeners.get(`${kinds[channel]}\u0000${id}`) ?? [])]) listener(payload);
+        }
       });
       await redis.subscribe(...Object.values(this.channels));
       return redis;
@@ -158,4 +188,19 @@ export class CallEvents implements OnModuleDestroy {
     this.publisher?.disconnect();
     (await this.subscriber?.catch(() => undefined))?.disconnect();
   }
+}
+
+/** The events of a message: `[[id, payload], …]`, or one event as `[id, payload]`; nothing from anything else. */
+export function eventsOf(message: string): [string, string][] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(message);
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(parsed)) return [];
+  const isEvent = (value: unknown): value is [string, string] =>
+    Array.isArray(value) && typeof value[0] === 'string' && typeof value[1] === 'string';
+  if (isEvent(parsed)) return [parsed];
+  return parsed.filter(isEvent);
 }

@@ -13,10 +13,15 @@ export class FinishedCalls {
 
   /**
    * Counts the call and wakes whoever waits on it. Not waited for: a lost event only delays a waiter to its
-   * next read, and an instant call's answer need not wait a Redis round trip for it.
+   * next read (AwaitToolCall re-reads the call every SAFETY_REREAD_MS).
+   *
+   * An instant call (an MCP tool's too) is announced to nobody: it ends within the request that made it, whose
+   * answer is the first to carry its id, so no agent can be waiting on it (an id read meanwhile in the developer's
+   * call list is met by that re-read). Its end costs no Redis message.
    */
   announce(call: Pick<ToolCall, 'id' | 'executionMode'>, status: TerminalStatus): void {
     this.metrics.callsFinished.inc({ mode: call.executionMode, status });
+    if (call.executionMode === 'instant') return;
     void this.events.publishFinished(call.id).catch(() => undefined);
   }
 }

@@ -62,4 +62,12 @@ describe('call events in a burst on fresh connections', () => {
       raw.disconnect();
     }
   });
+
+  it('published in the turn the process shuts down, open no connection', async () => {
+    events = new CallEvents({ REDIS_URL: inject('redisUrl'), QUEUE_PREFIX: 'tg_burst_closing' } as Env);
+    const published = events.publishFinished('call_late');
+    await events.onModuleDestroy();
+    await expect(published).rejects.toThrow(/shutting down/);
+    expect((events as unknown as { publisher?: unknown }).publisher).toBeUndefined();
+  });
 });

@@ -49,6 +49,7 @@ export class CallEvents implements OnModuleDestroy {
   private subscriberConnection?: Redis;
   private readonly listeners = new Map<string, Set<Listener>>();
   private readonly outgoing = new Map<Kind, Outgoing>();
+  private destroyed = false;
 
   constructor(@Inject(ENV) private readonly env: Env) {
     this.channels = {
@@ -110,6 +111,8 @@ export class CallEvents implements OnModuleDestroy {
   }
 
   private async send(kind: Kind, events: Outgoing['events']): Promise<void> {
+    // A message of a turn that ended after shutdown opens no connection (one would outlive the process's modules).
+    if (this.destroyed) throw new Error('call events are closed: the process is shutting down');
     this.publisher ??= this.connect('publisher');
     await whenConnected(this.publisher); // a fresh connection is still connecting: its first message must not fail
     await this.publisher.publish(this.channels[kind], JSON.stringify(events));
@@ -185,6 +188,7 @@ export class CallEvents implements OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
+    this.destroyed = true;
     this.publisher?.disconnect();
     (await this.subscriber?.catch(() => undefined))?.disconnect();
   }

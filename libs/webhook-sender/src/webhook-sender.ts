@@ -34,7 +34,8 @@ export interface WebhookRequest {
 
 /** What an attempt ends with: an answer read whole, or what stopped it (a refusal, a timeout, a network error). */
 type Ending =
-  { status: number; headers: IncomingHttpHeaders; body: Buffer } | { outcome: AttemptOutcome; error: string };
+  | { status: number; headers: IncomingHttpHeaders; body: Buffer }
+  | { outcome: AttemptOutcome; error: string; httpStatus?: number };
 
 /**
  * Makes one attempt: POST the exact body, follow no redirect, stop at the attempt timeout, read at
@@ -53,7 +54,7 @@ export async function sendWebhook(dispatcher: Dispatcher, webhook: WebhookReques
   const refusal = urlHostRefusal(url, webhook.allowPrivateNetwork);
   if (refusal) return { outcome: 'blocked_address', durationMs: duration(), error: refusal.message };
   const ending = await attempt(dispatcher, url, webhook);
-  if ('outcome' in ending) return { outcome: ending.outcome, durationMs: duration(), error: ending.error };
+  if ('outcome' in ending) return { durationMs: duration(), ...ending };
   const { status, headers, body } = ending;
   const encoding = header(headers, 'content-encoding');
   const base = {
@@ -112,7 +113,8 @@ function attempt(dispatcher: Dispatcher, url: URL, webhook: WebhookRequest): Pro
       error: `no complete answer within ${webhook.timeoutMs / 1000} s`,
     });
     const timer = setTimeout(() => end(timeout(), new AttemptTimeoutError()), webhook.timeoutMs);
-    const tooLarge = (error: string) => end({ outcome: 'response_too_large', error }, new ResponseCutError(error));
+    const tooLarge = (error: string) =>
+      end({ outcome: 'response_too_large', error, httpStatus: status }, new ResponseCutError(error));
     const handler: Dispatcher.DispatchHandler = {
       onRequestStart(given) {
         controller = given;

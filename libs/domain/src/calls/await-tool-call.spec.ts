@@ -82,6 +82,20 @@ describe('AwaitToolCall', () => {
     expect(calls.reads).toBe(2);
   });
 
+  it('re-reads an instant call every second: no event announces its end', async () => {
+    vi.useFakeTimers();
+    const { awaiter, calls, setStatus } = fakes(Promise.resolve(true));
+    const done = awaiter.execute(
+      { ...queued, status: 'in_progress', executionMode: 'instant' },
+      { deadlineMs: 60_000 },
+    );
+    await vi.advanceTimersByTimeAsync(1);
+    setStatus('succeeded');
+    await vi.advanceTimersByTimeAsync(DEGRADED_REREAD_MS);
+    expect((await done).status).toBe('succeeded');
+    expect(calls.reads).toBe(2);
+  });
+
   it('ends at its deadline, re-reading every second, when Redis never confirms the subscription', async () => {
     vi.useFakeTimers();
     const { awaiter, calls } = fakes(new Promise<boolean>(() => undefined));

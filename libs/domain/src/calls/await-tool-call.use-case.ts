@@ -12,7 +12,8 @@ export const DEGRADED_REREAD_MS = 1_000;
  * Waits for a call to finish (or the deadline, or the caller giving up), passing its retry
  * progress on. It wakes on the call's `finished` event; Postgres is read once after subscribing
  * (a finish just before is not missed), then only every SAFETY_REREAD_MS, or every second while
- * Redis is away. It never waits on Redis beyond its own deadline.
+ * Redis is away or for an instant call (whose end no event announces). It never waits on Redis
+ * beyond its own deadline.
  */
 @Injectable()
 export class AwaitToolCall {
@@ -32,7 +33,9 @@ export class AwaitToolCall {
     try {
       const confirmWithinMs = Math.min(DEGRADED_REREAD_MS, until - Date.now());
       const subscribed = await firstOf([watch.subscribed], confirmWithinMs, options.signal, false);
-      const rereadMs = subscribed ? SAFETY_REREAD_MS : DEGRADED_REREAD_MS;
+      // Nobody announces an instant call's end (FinishedCalls): a waiter that found one in progress reads it each second.
+      const announced = subscribed && call.executionMode !== 'instant';
+      const rereadMs = announced ? SAFETY_REREAD_MS : DEGRADED_REREAD_MS;
       let current = (await this.calls.getById(call.id)) ?? call;
       while (!isTerminal(current.status) && Date.now() < until && !options.signal?.aborted) {
         await firstOf([watch.finished], Math.min(rereadMs, until - Date.now()), options.signal, undefined);

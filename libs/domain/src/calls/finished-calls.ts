@@ -16,8 +16,9 @@ export class FinishedCalls {
    * next read (AwaitToolCall re-reads the call every SAFETY_REREAD_MS).
    *
    * An instant call (an MCP tool's too) is announced to nobody: it ends within the request that made it, whose
-   * answer is the first to carry its id, so no agent can be waiting on it (an id read meanwhile in the developer's
-   * call list is met by that re-read). Its end costs no Redis message.
+   * answer is the first to carry its id, so no agent can be waiting on it (one that got the id meanwhile from the
+   * developer's call list is answered by AwaitToolCall's re-read, each second for an instant call). Its end costs
+   * no Redis message.
    */
   announce(call: Pick<ToolCall, 'id' | 'executionMode'>, status: TerminalStatus): void {
     this.metrics.callsFinished.inc({ mode: call.executionMode, status });

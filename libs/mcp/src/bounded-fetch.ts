@@ -4,6 +4,7 @@ import type { FetchLike } from '@modelcontextprotocol/client';
 import { STATUS_CODES } from 'node:http';
 import type { Readable } from 'node:stream';
 import { type Dispatcher, Headers, Response, request } from 'undici';
+import { firstHeader } from '../../outbound-http/src/index.js';
 
 /** An MCP server's answer (a page, a result, an error body, one SSE stream) is at most this. */
 export const MAX_MCP_ANSWER_BYTES = 1024 * 1024;
@@ -193,8 +194,7 @@ export async function boundedRequest(
   const { statusCode: status, headers } = answer;
   if (status >= 300 && status < 400) {
     discard(answer.body);
-    const location = headers.location;
-    throw new McpRedirectError(status, (Array.isArray(location) ? location[0] : location) ?? null);
+    throw new McpRedirectError(status, firstHeader(headers, 'location') ?? null);
   }
   const declared = Number(headers['content-length']);
   if (declared > limit) {

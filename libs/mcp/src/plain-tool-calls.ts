@@ -8,6 +8,7 @@ import {
   SdkHttpError,
   type StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
+import { firstHeader } from '../../outbound-http/src/index.js';
 import { type BoundedAnswer, type McpRequestInit, readBounded } from './bounded-fetch.js';
 
 /** The first protocol revision of the modern era: its requests carry an envelope only the SDK writes. */
@@ -92,8 +93,7 @@ async function sendPlainly(
       await bodyText(answer).catch(() => undefined);
       return;
     }
-    const header = answer.headers['content-type'];
-    const contentType = (Array.isArray(header) ? header[0] : header) ?? null;
+    const contentType = firstHeader(answer.headers, 'content-type') ?? null;
     const mediaType = contentType?.split(';')[0].trim().toLowerCase();
     if (mediaType === 'text/event-stream') {
       void readEvents(transport, answer, options);

@@ -7,10 +7,13 @@ import { MAX_RESPONSE_BYTES, sendWebhook } from './webhook-sender.js';
 // A real HTTP server on loopback, answering by path.
 let server: Server;
 let base: string;
+/** Requests that reached the server, by path. */
+const arrived = new Map<string, number>();
 const agent = new Agent();
 
 beforeAll(async () => {
   server = createServer((req, res) => {
+    arrived.set(req.url ?? '', (arrived.get(req.url ?? '') ?? 0) + 1);
     req.resume();
     req.on('end', () => {
       if (req.url === '/ok') {
@@ -45,13 +48,18 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-const send = (path: string, timeoutMs = 2000) =>
-  sendWebhook(agent, {
-    url: `${base}${path}`,
+/** An attempt to `path` of the test server (or to `url`), through `dispatcher`. */
+const send = (
+  path: string,
+  timeoutMs = 2000,
+  { dispatcher = agent, url = `${base}${path}`, allowPrivateNetwork = true } = {},
+) =>
+  sendWebhook(dispatcher, {
+    url,
     headers: { 'content-type': 'application/json' },
     body: '{"event_type":"tool_call"}',
     timeoutMs,
-    allowPrivateNetwork: true,
+    allowPrivateNetwork,
   });
 
 describe('sendWebhook', () => {
@@ -91,37 +99,27 @@ describe('sendWebhook', () => {
 
   it('ends at the attempt timeout also while waiting for a connection of the app', async () => {
     const oneConnection = new Agent({ connections: 1 });
-    const post = (path: string, timeoutMs: number) =>
-      sendWebhook(oneConnection, {
-        url: `${base}${path}`,
-        headers: {},
-        body: '',
-        timeoutMs,
-        allowPrivateNetwork: true,
-      });
+    const post = (path: string, timeoutMs: number) => send(path, timeoutMs, { dispatcher: oneConnection });
     try {
       const holding = post('/busy', 1500); // the app's one connection, held until it times out
       await new Promise((resolve) => setTimeout(resolve, 50));
       const started = performance.now();
-      expect(await post('/ok', 300)).toMatchObject({ outcome: 'timeout' });
+      expect(await post('/ok?queued', 300)).toMatchObject({ outcome: 'timeout' });
       expect(performance.now() - started).toBeLessThan(1000);
       expect(await holding).toMatchObject({ outcome: 'timeout' });
+      // The connection is free now: the attempt that ended while waiting for it is not sent after all.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(arrived.get('/ok?queued')).toBeUndefined();
     } finally {
       await oneConnection.destroy();
     }
   });
 
   it('refuses a URL it cannot parse, and a private address unless allowed', async () => {
-    expect(
-      await sendWebhook(agent, { url: 'not a url', headers: {}, body: '', timeoutMs: 100, allowPrivateNetwork: true }),
-    ).toMatchObject({ outcome: 'network', error: 'could not reach the handler: invalid URL' });
-    const blocked = await sendWebhook(agent, {
-      url: `${base}/ok`,
-      headers: {},
-      body: '',
-      timeoutMs: 100,
-      allowPrivateNetwork: false,
+    expect(await send('', 100, { url: 'not a url' })).toMatchObject({
+      outcome: 'network',
+      error: 'could not reach the handler: invalid URL',
     });
-    expect(blocked.outcome).toBe('blocked_address');
+    expect((await send('/ok', 100, { allowPrivateNetwork: false })).outcome).toBe('blocked_address');
   });
 });

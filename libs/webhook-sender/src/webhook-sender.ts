@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { errors as undiciErrors, type Dispatcher } from 'undici';
-import { BlockedAddressError, urlHostRefusal } from '../../outbound-http/src/index.js';
+import { BlockedAddressError, firstHeader as header, urlHostRefusal } from '../../outbound-http/src/index.js';
 import { excerptOf } from './response-excerpt.js';
 
 /** A handler's answer is the tool result; more than this fails the attempt. */
@@ -96,25 +96,20 @@ function attempt(dispatcher: Dispatcher, url: URL, webhook: WebhookRequest): Pro
     let size = 0;
     let status = 0;
     let headers: IncomingHttpHeaders = {};
-    const end = (ending: Ending, cut?: Error) => {
+    // Ends the attempt; `cut` also cuts the request, now or as soon as undici hands over its controller (a request
+    // still waiting for a connection).
+    const end = (ending: Ending, cut?: string) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      if (cut) stop(cut);
+      if (cut) {
+        stopped = new Error(cut);
+        if (controller && !controller.aborted) controller.abort(stopped);
+      }
       resolve(ending);
     };
-    // Cuts the request now, or as soon as undici hands over its controller (a request waiting for a connection).
-    const stop = (reason: Error) => {
-      stopped ??= reason;
-      if (controller && !controller.aborted) controller.abort(reason);
-    };
-    const timeout = () => ({
-      outcome: 'timeout' as const,
-      error: `no complete answer within ${webhook.timeoutMs / 1000} s`,
-    });
-    const timer = setTimeout(() => end(timeout(), new AttemptTimeoutError()), webhook.timeoutMs);
-    const tooLarge = (error: string) =>
-      end({ outcome: 'response_too_large', error, httpStatus: status }, new ResponseCutError(error));
+    const timer = setTimeout(() => end(timedOut(webhook.timeoutMs), 'attempt timed out'), webhook.timeoutMs);
+    const tooLarge = (error: string) => end({ outcome: 'response_too_large', error, httpStatus: status }, error);
     const handler: Dispatcher.DispatchHandler = {
       onRequestStart(given) {
         controller = given;
@@ -137,7 +132,7 @@ function attempt(dispatcher: Dispatcher, url: URL, webhook: WebhookRequest): Pro
         end({ status, headers, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks) });
       },
       onResponseError(_controller, error) {
-        end(error instanceof AttemptTimeoutError ? timeout() : classifyError(error, webhook.timeoutMs));
+        end(classifyError(error, webhook.timeoutMs));
       },
     };
     const options: Dispatcher.DispatchOptions = {
@@ -157,30 +152,15 @@ function attempt(dispatcher: Dispatcher, url: URL, webhook: WebhookRequest): Pro
   });
 }
 
-function header(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
+function timedOut(timeoutMs: number): { outcome: AttemptOutcome; error: string } {
+  return { outcome: 'timeout', error: `no complete answer within ${timeoutMs / 1000} s` };
 }
-
-/** Why Toolgate cut a request: its attempt timed out. */
-class AttemptTimeoutError extends Error {
-  override name = 'TimeoutError';
-  constructor() {
-    super('attempt timed out');
-  }
-}
-
-/** Why Toolgate cut a request: its answer was too large (the attempt has ended already). */
-class ResponseCutError extends Error {}
 
 function classifyError(error: unknown, timeoutMs: number): { outcome: AttemptOutcome; error: string } {
   if (error instanceof BlockedAddressError) return { outcome: 'blocked_address', error: error.message };
-  if (
-    error instanceof undiciErrors.HeadersTimeoutError ||
-    error instanceof undiciErrors.BodyTimeoutError ||
-    (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
-  ) {
-    return { outcome: 'timeout', error: `no complete answer within ${timeoutMs / 1000} s` };
+  // undici's own timers (set to the attempt's timeout) may fire just before the attempt's.
+  if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {
+    return timedOut(timeoutMs);
   }
   const code = (error as { code?: string }).code;
   const message = error instanceof Error ? error.message : String(error);

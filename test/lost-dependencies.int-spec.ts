@@ -211,6 +211,29 @@ describe('while Postgres is down', () => {
     await eventually(async () => expect((await listApps(dev)).status).toBe(200), { timeoutMs: 5000, intervalMs: 100 });
   }, 30_000);
 
+  it('sends no instant call once a write found Postgres away', async () => {
+    const path = '/pg-down-instant';
+    const ctx = await agentWithTools(api, [httpTool({ handler_url: handler.url(path) })]);
+    handler.secrets = [ctx.app.webhook_secret];
+    const body = { tool: agentFacingName(ctx.app), dialog_id: 'd', arguments: { customer_id: 'c' } };
+    const call = () => timed(() => api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body }));
+    expect((await call()).value.status).toBe(200);
+
+    await proxy.set('down');
+    // Postgres answered a moment ago, so this call made its attempt before its one write, which then failed.
+    expectPostgresUnavailable((await call()).value);
+    const sent = handler.at(path).length;
+    for (let i = 0; i < 3; i++) {
+      const refused = await call();
+      expectPostgresUnavailable(refused.value);
+      expect(refused.ms).toBeLessThan(1000);
+    }
+    expect(handler.at(path)).toHaveLength(sent);
+
+    await proxy.set('up');
+    await eventually(async () => expect((await call()).value.status).toBe(200), { timeoutMs: 5000, intervalMs: 100 });
+  }, 30_000);
+
   it('answers 503 within the connection and query timeouts when Postgres stops answering', async () => {
     const dev = await developerToken('dev_pg_silent');
     // Several requests at once: the pool holds open connections, which then go silent too.

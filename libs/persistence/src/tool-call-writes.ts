@@ -1,7 +1,13 @@
 import { DATABASE_TIMEOUTS, DatabasePool } from './database-pool.js';
 import { DatabaseBusyError, isDatabaseUnavailable } from './database-unavailable.js';
 import { type BatchOptions, StatementBatcher } from './statement-batcher.js';
-import { TOOL_CALL_STATEMENTS as SQL, claimCalls, createCalls, recordAttempts } from './tool-calls.statements.js';
+import {
+  TOOL_CALL_STATEMENTS as SQL,
+  claimCalls,
+  createCalls,
+  createWithAttempts,
+  recordAttempts,
+} from './tool-calls.statements.js';
 
 /**
  * How the hot path's writes are batched: two statements of a kind at once, each carrying what arrived
@@ -22,35 +28,65 @@ function hotWrites(key: (values: unknown[]) => unknown): BatchOptions<unknown[]>
   };
 }
 
+/** How long after a write Postgres counts as up: a call may then make its attempt before it is written. */
+const ANSWERED_RECENTLY_MS = 1000;
+
 /**
- * The three writes of a call's hot path (accept, claim, record), each one statement per batch of calls
- * that arrive together (StatementBatcher). Each takes the values of its single statement in `SQL`.
+ * The writes of a call's hot path (accept, claim, record; an instant call's one write), each one statement per
+ * batch of calls that arrive together (StatementBatcher). Each takes the values of its single statement in `SQL`.
+ * They also say whether Postgres answered them lately (`answeredRecently`).
  */
 export class ToolCallWrites {
   private readonly creates: StatementBatcher<unknown[], void>;
   private readonly claims: StatementBatcher<unknown[], Record<string, unknown> | null>;
   private readonly records: StatementBatcher<unknown[], boolean>;
+  private readonly finished: StatementBatcher<unknown[], void>;
+  private answeredAt = 0;
+  private awayAt = 0;
 
   constructor(db: DatabasePool) {
     // The call's id: the first value of `create` and of the claim, the second of the record (after the attempt's).
     const callIdAt = (i: number) => (values: unknown[]) => values[i];
+    // Every statement's outcome says whether Postgres is there.
+    const watched = <T>(statement: Promise<T>): Promise<T> =>
+      statement.then(
+        (result) => {
+          this.answeredAt = Date.now();
+          return result;
+        },
+        (error: unknown) => {
+          if (postgresAway(error)) this.awayAt = Date.now();
+          throw error;
+        },
+      );
 
     this.creates = new StatementBatcher(
       hotWrites(callIdAt(0)),
       async (values) => {
-        await db.count(SQL.create, values);
+        await watched(db.count(SQL.create, values));
       },
       async (batch) => {
-        await db.count(createCalls(batch.length), batch.flat());
+        await watched(db.count(createCalls(batch.length), batch.flat()));
+        return batch.map(() => undefined);
+      },
+    );
+
+    this.finished = new StatementBatcher(
+      hotWrites(callIdAt(0)),
+      async (values) => {
+        await watched(db.count(SQL.createWithAttempt, values));
+      },
+      async (batch) => {
+        await watched(db.count(createWithAttempts(batch.length), inIdOrder(batch, 0)));
         return batch.map(() => undefined);
       },
     );
 
     this.claims = new StatementBatcher(
       hotWrites(callIdAt(0)),
-      async (values) => (await db.rows<Record<string, unknown>>(SQL.claimForDelivery, values))[0] ?? null,
+      async (values) => (await watched(db.rows<Record<string, unknown>>(SQL.claimForDelivery, values)))[0] ?? null,
       async (batch) => {
-        const rows = await db.rows<Record<string, unknown>>(claimCalls(batch.length), inIdOrder(batch, 0));
+        const rows = await watched(db.rows<Record<string, unknown>>(claimCalls(batch.length), inIdOrder(batch, 0)));
         const byId = new Map(rows.map((row) => [row.id, row]));
         return batch.map((values) => byId.get(values[0]) ?? null);
       },
@@ -58,9 +94,9 @@ export class ToolCallWrites {
 
     this.records = new StatementBatcher(
       hotWrites(callIdAt(1)),
-      async (values) => (await db.rows(SQL.recordAttempt, values)).length > 0,
+      async (values) => (await watched(db.rows(SQL.recordAttempt, values))).length > 0,
       async (batch) => {
-        const moved = await db.rows<{ id: string }>(recordAttempts(batch.length), inIdOrder(batch, 1));
+        const moved = await watched(db.rows<{ id: string }>(recordAttempts(batch.length), inIdOrder(batch, 1)));
         const movedIds = new Set<unknown>(moved.map((row) => row.id));
         return batch.map((values) => movedIds.has(values[1]));
       },
@@ -80,6 +116,16 @@ export class ToolCallWrites {
   /** Records an attempt: `recordAttempt`'s values; whether the call moved on (false: it was no longer in progress). */
   record(values: unknown[]): Promise<boolean> {
     return this.records.run(values);
+  }
+
+  /** Stores a call that made its one attempt, with the attempt's row: `createWithAttempt`'s values. */
+  createWithAttempt(values: unknown[]): Promise<void> {
+    return this.finished.run(values);
+  }
+
+  /** Whether a write of these was answered within the last second, and none found Postgres away since. */
+  answeredRecently(now = Date.now()): boolean {
+    return this.answeredAt > this.awayAt && now - this.answeredAt < ANSWERED_RECENTLY_MS;
   }
 }
 

@@ -24,7 +24,12 @@ import {
   selectList,
 } from './sql-columns.js';
 import { storableJsonText, storableText } from './storable.js';
-import { TOOL_CALL_STATEMENTS as SQL, newToolCallRow, newToolCallValues } from './tool-calls.statements.js';
+import {
+  TOOL_CALL_STATEMENTS as SQL,
+  finishedCallValues,
+  newToolCallRow,
+  newToolCallValues,
+} from './tool-calls.statements.js';
 import { ToolCallWrites } from './tool-call-writes.js';
 
 /**
@@ -41,6 +46,21 @@ const OVERDUE = {
 };
 
 export type ToolCallWithAttempts = ToolCall & { attempts: ToolCallAttempt[] };
+
+/**
+ * How long an instant call's attempt may run before the call is written in progress (`createInstant`): one that
+ * ends sooner is written once, with its attempt.
+ */
+export const WRITE_RUNNING_CALL_AFTER_MS = 100;
+
+/** An instant call whose attempt is being made: not written yet, or being written in progress. */
+interface UnwrittenCall {
+  call: NewToolCall;
+  row: ToolCall;
+  timer?: NodeJS.Timeout;
+  /** The write of the call in progress, once its attempt ran WRITE_RUNNING_CALL_AFTER_MS. */
+  written?: Promise<void>;
+}
 
 /** The row of one attempt, as recorded. */
 export interface AttemptRecord {
@@ -84,6 +104,8 @@ export interface ToolCallFilters {
 export class ToolCallsRepository {
   /** The hot path's writes, batched when calls arrive together. */
   private readonly writes: ToolCallWrites;
+  /** Instant calls whose attempt is being made, by id, until it is recorded (`createInstant`). */
+  private readonly unwritten = new Map<string, UnwrittenCall>();
 
   constructor(
     private readonly prisma: PrismaService,
@@ -95,6 +117,29 @@ export class ToolCallsRepository {
   async create(call: NewToolCall): Promise<ToolCall> {
     const row = newToolCallRow(call, new Date());
     await this.writes.create(newToolCallValues(call, row));
+    return row;
+  }
+
+  /**
+   * An instant call (stored in progress: its one attempt is made now) in one write instead of two while Postgres
+   * answers: it is written with its attempt when `recordAttempt` records it, or in progress should the attempt run
+   * WRITE_RUNNING_CALL_AFTER_MS (so a long attempt is seen, and a crash during it leaves the call to the reconciler).
+   * When Postgres has not answered a write within the last second, the call is written first, as `create` does: a
+   * Postgres that is away refuses the call before anything is sent.
+   */
+  async createInstant(call: NewToolCall): Promise<ToolCall> {
+    if (!this.writes.answeredRecently()) return this.create(call);
+    const row = newToolCallRow(call, new Date());
+    const unwritten: UnwrittenCall = { call, row };
+    unwritten.timer = setTimeout(() => {
+      unwritten.written = this.writes.create(newToolCallValues(call, row));
+      unwritten.written.catch(() => undefined); // its attempt's record meets the failure
+      // Forgotten by its deadline should its record never come (the reconciler ends the call then).
+      const forget = setTimeout(() => this.unwritten.delete(row.id), msUntil(row.attemptDeadline));
+      forget.unref();
+    }, WRITE_RUNNING_CALL_AFTER_MS);
+    unwritten.timer.unref();
+    this.unwritten.set(row.id, unwritten);
     return row;
   }
 
@@ -181,8 +226,11 @@ export class ToolCallsRepository {
     transition: CallTransition,
     attemptId: string,
   ): Promise<boolean> {
+    const unwritten = this.takeUnwritten(callId);
+    if (unwritten?.written) await unwritten.written;
+    const withCall = unwritten?.written ? undefined : unwritten;
     try {
-      return await this.writeAttempt(callId, round, n, attempt, transition, attemptId);
+      return await this.writeAttempt(callId, round, n, attempt, transition, attemptId, withCall);
     } catch (error) {
       if (!isDataError(error)) throw error;
       const note = 'the details could not be recorded';
@@ -196,10 +244,20 @@ export class ToolCallsRepository {
           : null,
       };
       const minimalAttempt = { ...attempt, error: attempt.error === null ? null : note, responseExcerpt: null };
-      return this.writeAttempt(callId, round, n, minimalAttempt, minimal, attemptId);
+      return this.writeAttempt(callId, round, n, minimalAttempt, minimal, attemptId, withCall);
     }
   }
 
+  /** The instant call of `callId` not written yet or being written, no longer waiting for its timer. */
+  private takeUnwritten(callId: string): UnwrittenCall | undefined {
+    const unwritten = this.unwritten.get(callId);
+    if (!unwritten) return undefined;
+    this.unwritten.delete(callId);
+    clearTimeout(unwritten.timer);
+    return unwritten;
+  }
+
+  /** Records the attempt and the call's move; with the call's row too when it is `unwritten` (always moved then). */
   private async writeAttempt(
     callId: string,
     round: number,
@@ -207,9 +265,10 @@ export class ToolCallsRepository {
     attempt: AttemptRecord,
     transition: CallTransition,
     attemptId: string,
+    unwritten?: UnwrittenCall,
   ): Promise<boolean> {
     const text = (value: string | null) => (value === null ? null : storableText(value));
-    return this.writes.record([
+    const record = [
       attemptId,
       callId,
       round,
@@ -229,7 +288,10 @@ export class ToolCallsRepository {
       storableJsonText(transition.error),
       utc(transition.finishedAt),
       utc(new Date()),
-    ]);
+    ];
+    if (!unwritten) return this.writes.record(record);
+    await this.writes.createWithAttempt(finishedCallValues(unwritten.call, unwritten.row, record));
+    return true;
   }
 
   /** Stops further attempts of an active call; false when it is already finished. */
@@ -300,6 +362,11 @@ export class ToolCallsRepository {
     });
     return count > 0;
   }
+}
+
+/** Milliseconds from now until `when` (none when it is past or unset). */
+function msUntil(when: Date | null): number {
+  return when ? Math.max(0, when.getTime() - Date.now()) : 0;
 }
 
 function callTarget(row: Record<string, unknown>): CallTarget {

@@ -70,10 +70,13 @@ const RECORD_INPUT = [
 ] as const;
 const RECORD_CASTS = RECORD_INPUT.map(([, type]) => `::${type}`);
 
-/** `(…), (…)`: `size` rows of parameters, numbered in order, the row's columns cast as `casts` says. */
-function valueRows(size: number, casts: readonly string[]): string {
+/**
+ * `(…), (…)`: `size` rows of parameters, the row's columns cast as `casts` says. An item's values are `stride` long
+ * (more than `casts` where a statement takes two rows of each item) and these columns start at `offset` in them.
+ */
+function valueRows(size: number, casts: readonly string[], stride = casts.length, offset = 0): string {
   const rows = Array.from({ length: size }, (_, row) => {
-    const params = casts.map((cast, column) => `$${row * casts.length + column + 1}${cast}`);
+    const params = casts.map((cast, column) => `$${row * stride + offset + column + 1}${cast}`);
     return `(${params.join(', ')})`;
   });
   return rows.join(',\n      ');
@@ -111,6 +114,25 @@ function createText(size: number): string {
       VALUES ${valueRows(size, CREATE_CASTS)}`;
 }
 
+/** The columns of an attempt's row, in the order `createWithAttempts` takes them after the call's. */
+const ATTEMPT_INPUT = RECORD_INPUT.slice(0, 10);
+const ATTEMPT_CASTS = ATTEMPT_INPUT.map(([, type]) => `::${type}`);
+
+/**
+ * Stores `size` calls that made their one attempt, each with its attempt's row: an instant call written once, when
+ * its attempt ended (an item's values: `finishedCallValues`).
+ */
+function createWithAttemptsText(size: number): string {
+  const stride = CREATE_CASTS.length + ATTEMPT_CASTS.length;
+  const attemptColumns = ATTEMPT_INPUT.map(([column]) => (column === 'attempt_id' ? 'id' : column));
+  return `WITH call AS (
+      INSERT INTO tool_calls (${FIELDS.map((field) => TOOL_CALL_COLUMNS[field]).join(', ')})
+      VALUES ${valueRows(size, CREATE_CASTS, stride)}
+    )
+    INSERT INTO tool_call_attempts (${attemptColumns.join(', ')})
+      VALUES ${valueRows(size, ATTEMPT_CASTS, stride, CREATE_CASTS.length)}`;
+}
+
 /** A statement for `size` items, built and named once per size (so prepared once per connection and size). */
 function perSize(name: string, text: (size: number) => string): (size: number) => Statement {
   const statements = new Map<number, Statement>();
@@ -130,6 +152,8 @@ export const createCalls = perSize('tool_calls_create', createText);
 export const claimCalls = perSize('tool_calls_claim', claimText);
 /** Records `size` attempts; its values are `RECORD_INPUT` of each, one after the other. */
 export const recordAttempts = perSize('tool_calls_record_attempts', recordAttemptsText);
+/** Stores `size` calls with their one attempt; its values are `finishedCallValues` of each, one after the other. */
+export const createWithAttempts = perSize('tool_calls_create_with_attempt', createWithAttemptsText);
 
 /** The statements of a call's hot path (accept, claim, body, attempt), each prepared once per connection. */
 export const TOOL_CALL_STATEMENTS = {
@@ -150,6 +174,7 @@ export const TOOL_CALL_STATEMENTS = {
     text: 'UPDATE tool_calls SET body_enc = $2, updated_at = $3 WHERE id = $1 RETURNING id',
   },
   recordAttempt: recordAttempts(1),
+  createWithAttempt: createWithAttempts(1),
 } satisfies Record<string, Statement>;
 
 /**
@@ -175,6 +200,27 @@ export function newToolCallValues(call: NewToolCall, row: ToolCall): unknown[] {
     const value = row[field];
     return value instanceof Date ? utc(value) : value;
   });
+}
+
+/** The call's columns a record sets (RECORD_INPUT after the attempt's), by their place in the record's values. */
+const RECORD_MOVES = new Map<string, number>(
+  RECORD_INPUT.slice(ATTEMPT_INPUT.length).map(([column], i) => [column === 'call_error' ? 'error' : column, i]),
+);
+
+/**
+ * The values of `createWithAttempt`: the call's row (`create`'s values) as the record's values (`recordAttempt`'s)
+ * move it, no longer held by an attempt, then its attempt's row.
+ */
+export function finishedCallValues(call: NewToolCall, row: ToolCall, record: readonly unknown[]): unknown[] {
+  const created = newToolCallValues(call, row);
+  const moves = record.slice(ATTEMPT_INPUT.length);
+  const values = FIELDS.map((field, i) => {
+    const column = TOOL_CALL_COLUMNS[field];
+    if (column === 'attempt_deadline') return null;
+    const moved = RECORD_MOVES.get(column);
+    return moved === undefined ? created[i] : moves[moved];
+  });
+  return values.concat(record.slice(0, ATTEMPT_INPUT.length));
 }
 
 /** A Json field's value as jsonb text: Prisma's DbNull is SQL NULL, its JsonNull the JSON `null`. */

@@ -92,7 +92,7 @@ export class AcceptToolCall {
     }
     if (target.mcp) assertNoProblems(this.mcpArguments.problems(target.mcp, args as Record<string, unknown>));
     const timeoutMs = this.callMcpTool.timeoutMs(mcp);
-    const call = await this.calls.create({
+    const call = await this.calls.createInstant({
       attemptDeadline: attemptDeadline(timeoutMs),
       ...this.draft(agent, input, target, {
         toolKind: 'mcp',
@@ -111,14 +111,15 @@ export class AcceptToolCall {
   }
 
   /**
-   * An instant call: the API makes its one attempt itself, right away. The call is stored already
-   * in progress with its body (built here, the send time: private data decrypted now), and the app
-   * and instance come from the agent's toolset, so the attempt costs two statements.
+   * An instant call: the API makes its one attempt itself, right away. The call is stored in progress
+   * with its body (built here, the send time: private data decrypted now), in the same write as its
+   * attempt when the attempt is quick (`createInstant`), and the app and instance come from the agent's
+   * toolset, so the call costs one statement (two when its attempt runs long).
    */
   private async deliverNow(draft: CallDraft, target: AgentTool): Promise<ToolCall> {
     const instance = target.instance;
     const { body, bodyEnc } = await this.bodies.build(draft, instance);
-    const call = await this.calls.create({
+    const call = await this.calls.createInstant({
       bodyEnc,
       attemptDeadline: attemptDeadline(draft.attemptTimeoutS * 1000),
       ...draft,

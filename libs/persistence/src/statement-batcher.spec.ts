@@ -24,11 +24,13 @@ function runner() {
     maxBatch: number,
     retryAlone = (e: unknown): boolean => e instanceof Refused,
     maxWaitMs = 60_000,
+    waitingForAnother?: number,
   ) =>
     new StatementBatcher<number, number>(
       {
         maxInFlight,
         maxBatch,
+        waitingForAnother,
         retryAlone,
         failsAll: (e) => e instanceof Error && e.message === 'away',
         // Items 1 and 101 write the same row.
@@ -69,6 +71,31 @@ describe('StatementBatcher', () => {
     statements[2]?.release();
     statements[3]?.release();
     expect(await Promise.all(answers)).toEqual([10, 20, 30, 40, 50, 60, 70]);
+  });
+
+  it('starts a statement beside a running one only once waitingForAnother items wait', async () => {
+    const { statements, batcher, tick } = runner();
+    const batches = batcher(2, 10, undefined, undefined, 3);
+    const answers = [batches.run(1)];
+    await tick();
+    answers.push(batches.run(2), batches.run(3));
+    await tick();
+    // 1 runs alone; 2 and 3 wait for it rather than going as a second statement.
+    expect(statements.map((s) => s.items)).toEqual([[1]]);
+    answers.push(batches.run(4));
+    await tick();
+    expect(statements.map((s) => s.items)).toEqual([[1], [2, 3, 4]]);
+    answers.push(batches.run(5));
+    await tick();
+    statements[0]?.release();
+    await tick();
+    // 5 waits while [2, 3, 4] runs: one item is not enough for a second statement, even after one ended.
+    expect(statements.map((s) => s.items)).toEqual([[1], [2, 3, 4]]);
+    statements[1]?.release();
+    await tick();
+    expect(statements.map((s) => s.items)).toEqual([[1], [2, 3, 4], [5]]);
+    statements[2]?.release();
+    expect(await Promise.all(answers)).toEqual([10, 20, 30, 40, 50]);
   });
 
   it('runs each item of a refused batch alone: only the item refused fails', async () => {

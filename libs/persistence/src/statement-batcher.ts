@@ -2,6 +2,11 @@
 export interface BatchOptions<I> {
   /** How many statements of this kind may run at once. */
   maxInFlight: number;
+  /**
+   * How many items must wait before a statement starts while another of this kind runs (default 1: at once). More
+   * makes fewer, fuller statements where items arrive spread out, each waiting at most for the one running.
+   */
+  waitingForAnother?: number;
   /** How many items one statement may carry. */
   maxBatch: number;
   /** The row an item writes: one statement never carries two items of one key (the second waits for the next). */
@@ -49,9 +54,15 @@ export class StatementBatcher<I, O> {
   run(item: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
       this.waiting.push({ item, since: Date.now(), resolve, reject });
-      if (this.inFlight < this.options.maxInFlight) this.next();
+      if (this.mayStart()) this.next();
       else this.sweepLater();
     });
+  }
+
+  /** Whether a statement may start now: none runs, or fewer than the most and enough items wait for another. */
+  private mayStart(): boolean {
+    if (this.inFlight === 0) return true;
+    return this.inFlight < this.options.maxInFlight && this.waiting.length >= (this.options.waitingForAnother ?? 1);
   }
 
   private next(): void {
@@ -60,7 +71,7 @@ export class StatementBatcher<I, O> {
     this.inFlight += 1;
     void this.settle(batch).finally(() => {
       this.inFlight -= 1;
-      this.next();
+      if (this.mayStart()) this.next();
     });
     this.sweepLater();
   }

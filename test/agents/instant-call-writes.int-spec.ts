@@ -32,7 +32,8 @@ async function setup() {
 
 /**
  * Makes a call whose handler answers after `delayMs`, and reads the call's row from Postgres every few ms while the
- * handler holds it: the statuses seen then ('none' while there is no row), and the answer.
+ * handler holds it: the statuses seen before the row was finished ('none' while there is no row; a read that
+ * lands between the record and the answer sees it finished, and is left out), the answer, and how long it took.
  */
 async function callWatched(ctx: Awaited<ReturnType<typeof setup>>, delayMs: number) {
   handler.on(ctx.path, ({ event }) => ({
@@ -42,6 +43,7 @@ async function callWatched(ctx: Awaited<ReturnType<typeof setup>>, delayMs: numb
     delayMs,
   }));
   const before = handler.at(ctx.path).length;
+  const started = performance.now();
   let answered = false;
   const answer = ctx.call().finally(() => {
     answered = true;
@@ -51,10 +53,26 @@ async function callWatched(ctx: Awaited<ReturnType<typeof setup>>, delayMs: numb
   const seen = new Set<string>();
   while (!answered) {
     const rows = await stack.api.sql('SELECT status FROM tool_calls WHERE event_id = $1', [eventId]);
-    if (!answered) seen.add(rows[0]?.status ?? 'none');
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    const status: string = rows[0]?.status ?? 'none';
+    if (!answered && (status === 'none' || status === 'in_progress')) seen.add(status);
+    await new Promise((resolve) => setTimeout(resolve, 2));
   }
-  return { seen, response: await answer };
+  const response = await answer;
+  return { seen, response, ms: performance.now() - started };
+}
+
+/**
+ * `callWatched` until a run shows something: at least one read while the handler held the call, within `withinMs`
+ * of the call's start when given (a loaded machine can delay a quick call past WRITE_RUNNING_CALL_AFTER_MS).
+ */
+async function watchedUntilSeen(ctx: Awaited<ReturnType<typeof setup>>, delayMs: number, withinMs = Infinity) {
+  for (let run = 0; run < 5; run++) {
+    const watched = await callWatched(ctx, delayMs);
+    expect(watched.response.status).toBe(200);
+    expect(watched.response.body.status).toBe('succeeded');
+    if (watched.seen.size > 0 && watched.ms < withinMs) return watched;
+  }
+  throw new Error('no run of five read the call while its handler held it');
 }
 
 describe("an instant call's writes", () => {
@@ -62,9 +80,8 @@ describe("an instant call's writes", () => {
     const ctx = await setup();
     expect((await ctx.call()).status).toBe(200); // Postgres answered a write just now
 
-    const { seen, response } = await callWatched(ctx, WRITE_RUNNING_CALL_AFTER_MS / 2);
-    expect(response.status).toBe(200);
-    expect(response.body.status).toBe('succeeded');
+    // The handler answers at once: the call ends well within WRITE_RUNNING_CALL_AFTER_MS.
+    const { seen, response } = await watchedUntilSeen(ctx, 20, WRITE_RUNNING_CALL_AFTER_MS * 0.8);
     expect([...seen]).toEqual(['none']);
 
     const prisma = stack.api.app.get(PrismaService);
@@ -101,10 +118,8 @@ describe("an instant call's writes", () => {
     const ctx = await setup();
     expect((await ctx.call()).status).toBe(200);
 
-    const { seen, response } = await callWatched(ctx, WRITE_RUNNING_CALL_AFTER_MS * 4);
-    expect(response.body.status).toBe('succeeded');
+    const { seen, response } = await watchedUntilSeen(ctx, WRITE_RUNNING_CALL_AFTER_MS * 4);
     expect(seen.has('in_progress')).toBe(true);
-    expect([...seen].every((status) => status === 'none' || status === 'in_progress')).toBe(true);
     const [row] = await stack.api.sql(
       'SELECT c.status, count(a.id)::int AS attempts FROM tool_calls c JOIN tool_call_attempts a ON a.call_id = c.id ' +
         'WHERE c.id = $1 GROUP BY c.status',
@@ -113,13 +128,31 @@ describe("an instant call's writes", () => {
     expect(row).toEqual({ status: 'succeeded', attempts: 1 });
   });
 
+  it('leave nothing of a call whose app is deleted during its attempt, and answer without a 500', async () => {
+    const ctx = await setup();
+    expect((await ctx.call()).status).toBe(200);
+    const before = handler.at(ctx.path).length;
+    handler.on(ctx.path, () => ({ status: 200, body: '{"ok":true}', delayMs: 40 }));
+    const answer = ctx.call();
+    while (handler.at(ctx.path).length === before) await new Promise((resolve) => setTimeout(resolve, 2));
+    const deleted = await stack.api.request('DELETE', `/v1/apps/${ctx.app.id}?confirm=true`, { token: ctx.dev });
+    expect(deleted.status).toBe(204);
+
+    const response = await answer;
+    expect(response.status).toBeLessThan(500);
+    expect(await stack.api.sql('SELECT id FROM tool_calls WHERE app_id = $1', [ctx.app.id])).toEqual([]);
+  });
+
   it('write the call first when Postgres has not answered a write for a second', async () => {
     const ctx = await setup();
     expect((await ctx.call()).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 1200));
-
-    const { seen, response } = await callWatched(ctx, WRITE_RUNNING_CALL_AFTER_MS / 2);
-    expect(response.body.status).toBe('succeeded');
-    expect([...seen]).toEqual(['in_progress']);
+    for (let run = 0; ; run++) {
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      const { seen, response } = await callWatched(ctx, 20);
+      expect(response.body.status).toBe('succeeded');
+      if (seen.size === 0 && run < 4) continue; // no read landed while the handler held it
+      expect([...seen]).toEqual(['in_progress']);
+      break;
+    }
   });
 });

@@ -24,13 +24,13 @@ function runner() {
     maxBatch: number,
     retryAlone = (e: unknown): boolean => e instanceof Refused,
     maxWaitMs = 60_000,
-    waitingForAnother?: number,
+    another?: { waiting: number; afterMs: number },
   ) =>
     new StatementBatcher<number, number>(
       {
         maxInFlight,
         maxBatch,
-        waitingForAnother,
+        another,
         retryAlone,
         failsAll: (e) => e instanceof Error && e.message === 'away',
         // Items 1 and 101 write the same row.
@@ -73,9 +73,9 @@ describe('StatementBatcher', () => {
     expect(await Promise.all(answers)).toEqual([10, 20, 30, 40, 50, 60, 70]);
   });
 
-  it('starts a statement beside a running one only once waitingForAnother items wait', async () => {
+  it('starts a statement beside a running one only once `another.waiting` items wait', async () => {
     const { statements, batcher, tick } = runner();
-    const batches = batcher(2, 10, undefined, undefined, 3);
+    const batches = batcher(2, 10, undefined, undefined, { waiting: 3, afterMs: 60_000 });
     const answers = [batches.run(1)];
     await tick();
     answers.push(batches.run(2), batches.run(3));
@@ -96,6 +96,22 @@ describe('StatementBatcher', () => {
     expect(statements.map((s) => s.items)).toEqual([[1], [2, 3, 4], [5]]);
     statements[2]?.release();
     expect(await Promise.all(answers)).toEqual([10, 20, 30, 40, 50]);
+  });
+
+  it('starts a statement beside a slow one for fewer items once the oldest has waited `another.afterMs`', async () => {
+    const { statements, batcher, tick } = runner();
+    const batches = batcher(2, 10, undefined, undefined, { waiting: 25, afterMs: 30 });
+    const answers = [batches.run(1)];
+    await tick();
+    answers.push(batches.run(2));
+    await tick();
+    expect(statements.map((s) => s.items)).toEqual([[1]]);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // 1 still runs; 2 waited 30 ms, so it goes beside it.
+    expect(statements.map((s) => s.items)).toEqual([[1], [2]]);
+    statements[1]?.release();
+    statements[0]?.release();
+    expect(await Promise.all(answers)).toEqual([10, 20]);
   });
 
   it('runs each item of a refused batch alone: only the item refused fails', async () => {

@@ -3,10 +3,11 @@ export interface BatchOptions<I> {
   /** How many statements of this kind may run at once. */
   maxInFlight: number;
   /**
-   * How many items must wait before a statement starts while another of this kind runs (default 1: at once). More
-   * makes fewer, fuller statements where items arrive spread out, each waiting at most for the one running.
+   * When a statement starts while another of this kind runs (default: at once): once `waiting` items wait, or the
+   * oldest has waited `afterMs`. Where items arrive spread out this makes fewer, fuller statements, and a slow
+   * statement still does not hold the items behind it.
    */
-  waitingForAnother?: number;
+  another?: { waiting: number; afterMs: number };
   /** How many items one statement may carry. */
   maxBatch: number;
   /** The row an item writes: one statement never carries two items of one key (the second waits for the next). */
@@ -43,6 +44,7 @@ export class StatementBatcher<I, O> {
   private waiting: Waiting<I, O>[] = [];
   private inFlight = 0;
   private sweep?: NodeJS.Timeout;
+  private patience?: NodeJS.Timeout;
 
   constructor(
     private readonly options: BatchOptions<I>,
@@ -55,14 +57,33 @@ export class StatementBatcher<I, O> {
     return new Promise<O>((resolve, reject) => {
       this.waiting.push({ item, since: Date.now(), resolve, reject });
       if (this.mayStart()) this.next();
-      else this.sweepLater();
+      else this.waitForAnother();
     });
   }
 
-  /** Whether a statement may start now: none runs, or fewer than the most and enough items wait for another. */
+  /** Whether a statement may start now: none runs, or fewer than the most and `another` says so. */
   private mayStart(): boolean {
     if (this.inFlight === 0) return true;
-    return this.inFlight < this.options.maxInFlight && this.waiting.length >= (this.options.waitingForAnother ?? 1);
+    if (this.inFlight >= this.options.maxInFlight || this.waiting.length === 0) return false;
+    const another = this.options.another;
+    if (!another) return true;
+    return this.waiting.length >= another.waiting || Date.now() - this.waiting[0].since >= another.afterMs;
+  }
+
+  /** Keeps the waiting items to their deadline, and to `another.afterMs` while a statement could start beside one. */
+  private waitForAnother(): void {
+    this.sweepLater();
+    const another = this.options.another;
+    if (!another || this.patience || this.inFlight >= this.options.maxInFlight || this.waiting.length === 0) return;
+    this.patience = setTimeout(
+      () => {
+        this.patience = undefined;
+        if (this.mayStart()) this.next();
+        else this.waitForAnother();
+      },
+      Math.max(0, this.waiting[0].since + another.afterMs - Date.now()),
+    );
+    this.patience.unref();
   }
 
   private next(): void {
@@ -72,8 +93,9 @@ export class StatementBatcher<I, O> {
     void this.settle(batch).finally(() => {
       this.inFlight -= 1;
       if (this.mayStart()) this.next();
+      else this.waitForAnother();
     });
-    this.sweepLater();
+    this.waitForAnother();
   }
 
   /** The oldest waiting items, up to `maxBatch`, one per key; the others keep their place. */

@@ -60,6 +60,8 @@ interface UnwrittenCall {
   timer?: NodeJS.Timeout;
   /** The write of the call in progress, once its attempt ran WRITE_RUNNING_CALL_AFTER_MS. */
   written?: Promise<void>;
+  /** Forgets the call by its deadline, once it is being written, should its record never come. */
+  forget?: NodeJS.Timeout;
 }
 
 /** The row of one attempt, as recorded. */
@@ -133,10 +135,10 @@ export class ToolCallsRepository {
     const unwritten: UnwrittenCall = { call, row };
     unwritten.timer = setTimeout(() => {
       unwritten.written = this.writes.create(newToolCallValues(call, row));
-      unwritten.written.catch(() => undefined); // its attempt's record meets the failure
-      // Forgotten by its deadline should its record never come (the reconciler ends the call then).
-      const forget = setTimeout(() => this.unwritten.delete(row.id), msUntil(row.attemptDeadline));
-      forget.unref();
+      unwritten.written.catch(() => undefined); // its attempt's record writes the call then
+      // Should its record never come (the reconciler ends the call then).
+      unwritten.forget = setTimeout(() => this.unwritten.delete(row.id), msUntil(row.attemptDeadline));
+      unwritten.forget.unref();
     }, WRITE_RUNNING_CALL_AFTER_MS);
     unwritten.timer.unref();
     this.unwritten.set(row.id, unwritten);
@@ -227,8 +229,8 @@ export class ToolCallsRepository {
     attemptId: string,
   ): Promise<boolean> {
     const unwritten = this.takeUnwritten(callId);
-    if (unwritten?.written) await unwritten.written;
-    const withCall = unwritten?.written ? undefined : unwritten;
+    // Written in progress already (its write succeeded), or still to write with its attempt: the attempt was made.
+    const withCall = unwritten && !(await wasWritten(unwritten)) ? unwritten : undefined;
     try {
       return await this.writeAttempt(callId, round, n, attempt, transition, attemptId, withCall);
     } catch (error) {
@@ -254,6 +256,7 @@ export class ToolCallsRepository {
     if (!unwritten) return undefined;
     this.unwritten.delete(callId);
     clearTimeout(unwritten.timer);
+    clearTimeout(unwritten.forget);
     return unwritten;
   }
 
@@ -290,8 +293,17 @@ export class ToolCallsRepository {
       utc(new Date()),
     ];
     if (!unwritten) return this.writes.record(record);
-    await this.writes.createWithAttempt(finishedCallValues(unwritten.call, unwritten.row, record));
-    return true;
+    try {
+      await this.writes.createWithAttempt(finishedCallValues(unwritten.call, unwritten.row, record));
+      return true;
+    } catch (error) {
+      const code = (error as { code?: unknown } | null)?.code;
+      // Its write in progress failed, yet landed (an answer lost after the commit): recorded as any other.
+      if (code === UNIQUE_VIOLATION) return this.writes.record(record);
+      // Its app was deleted during the attempt: the call went with it, as its row would have.
+      if (code === FOREIGN_KEY_VIOLATION) return false;
+      throw error;
+    }
   }
 
   /** Stops further attempts of an active call; false when it is already finished. */
@@ -362,6 +374,18 @@ export class ToolCallsRepository {
     });
     return count > 0;
   }
+}
+
+const UNIQUE_VIOLATION = '23505';
+const FOREIGN_KEY_VIOLATION = '23503';
+
+/** Whether an unwritten call's write in progress succeeded (false: it never started, or it failed). */
+async function wasWritten(unwritten: UnwrittenCall): Promise<boolean> {
+  if (!unwritten.written) return false;
+  return unwritten.written.then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Milliseconds from now until `when` (none when it is past or unset). */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { inIdOrder, postgresAway, worthRetryingAlone } from './tool-call-writes.js';
+import { postgresAway } from './database-unavailable.js';
+import { inIdOrder, worthRetryingAlone } from './tool-call-writes.js';
 
 const pgError = (code: string) => Object.assign(new Error(code), { code });
 

@@ -1,5 +1,5 @@
 import { DATABASE_TIMEOUTS, DatabasePool } from './database-pool.js';
-import { DatabaseBusyError, postgresAway } from './database-unavailable.js';
+import { DatabaseBusyError, isDatabaseUnavailable, postgresAway } from './database-unavailable.js';
 import { type BatchOptions, StatementBatcher } from './statement-batcher.js';
 import {
   TOOL_CALL_STATEMENTS as SQL,

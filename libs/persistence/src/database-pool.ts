@@ -1,16 +1,12 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import pg from 'pg';
 import { parseDatabaseUrl } from './database-url.js';
-import { postgresAway } from './database-unavailable.js';
 
 /**
  * Bounds on every wait for Postgres: a connection, a statement on the server, and an answer on the
  * wire (a server that went silent). A request then fails within seconds and is answered 503.
  */
 export const DATABASE_TIMEOUTS = { connectMs: 2000, statementMs: 5000, answerMs: 6000 } as const;
-
-/** How long after a statement's answer Postgres counts as up (`answeredRecently`). */
-const ANSWERED_RECENTLY_MS = 1000;
 
 /** A named prepared statement: parsed and planned once per connection, then run by name. */
 export interface Statement {
@@ -39,8 +35,6 @@ export class DatabasePool implements OnApplicationShutdown {
   readonly pool: pg.Pool;
   readonly schema: string;
   private ended = false;
-  private answeredAt = 0;
-  private awayAt = 0;
 
   constructor(databaseUrl: string) {
     const { connectionString, schema } = parseDatabaseUrl(databaseUrl);
@@ -68,25 +62,8 @@ export class DatabasePool implements OnApplicationShutdown {
     return (await this.run(statement, values)).rowCount ?? 0;
   }
 
-  /**
-   * Whether Postgres answered one of these statements within the last second and none found it away since: a call
-   * may then make its attempt before it is written (ToolCallsRepository.createInstant).
-   */
-  answeredRecently(now = Date.now()): boolean {
-    return this.answeredAt > this.awayAt && now - this.answeredAt < ANSWERED_RECENTLY_MS;
-  }
-
   private run(statement: Statement, values: unknown[]): Promise<pg.QueryResult> {
-    return this.pool.query({ name: statement.name, text: statement.text, values, types: TYPES }).then(
-      (result) => {
-        this.answeredAt = Date.now();
-        return result;
-      },
-      (error: unknown) => {
-        if (postgresAway(error)) this.awayAt = Date.now();
-        throw error;
-      },
-    );
+    return this.pool.query({ name: statement.name, text: statement.text, values, types: TYPES });
   }
 
   async end(): Promise<void> {

@@ -44,12 +44,3 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   }
   return false;
 }
-
-/**
- * Postgres could not be reached or did not answer (isDatabaseUnavailable): the writes waiting behind a statement
- * that failed so would meet the same, and a call must not make its attempt before it is written. Not a statement
- * cancelled by its own timeout (57014), which a lock on one row can cause.
- */
-export function postgresAway(error: unknown): boolean {
-  return isDatabaseUnavailable(error) && (error as { code?: unknown } | null)?.code !== '57014';
-}

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { postgresAway } from './database-unavailable.js';
-import { inIdOrder, worthRetryingAlone } from './tool-call-writes.js';
+import { inIdOrder, postgresAway, worthRetryingAlone } from './tool-call-writes.js';
 
 const pgError = (code: string) => Object.assign(new Error(code), { code });
 

@@ -1,5 +1,5 @@
 import { DATABASE_TIMEOUTS, DatabasePool } from './database-pool.js';
-import { DatabaseBusyError, isDatabaseUnavailable, postgresAway } from './database-unavailable.js';
+import { DatabaseBusyError, isDatabaseUnavailable } from './database-unavailable.js';
 import { type BatchOptions, StatementBatcher } from './statement-batcher.js';
 import {
   TOOL_CALL_STATEMENTS as SQL,
@@ -39,26 +39,45 @@ function hotWrites(key: (values: unknown[]) => unknown, another?: BatchOptions<u
  */
 const SPREAD_OUT = { waiting: 25, afterMs: 20 };
 
+/** How long after a write Postgres counts as up: a call may then make its attempt before it is written. */
+const ANSWERED_RECENTLY_MS = 1000;
+
 /**
  * The writes of a call's hot path (accept, claim, record; an instant call's one write), each one statement per
  * batch of calls that arrive together (StatementBatcher). Each takes the values of its single statement in `SQL`.
+ * They also say whether Postgres answered them lately (`answeredRecently`).
  */
 export class ToolCallWrites {
   private readonly creates: StatementBatcher<unknown[], void>;
   private readonly claims: StatementBatcher<unknown[], Record<string, unknown> | null>;
   private readonly records: StatementBatcher<unknown[], boolean>;
   private readonly finished: StatementBatcher<unknown[], void>;
+  private answeredAt = 0;
+  private awayAt = 0;
 
   constructor(db: DatabasePool) {
     // The call's id: the first value of `create` and of the claim, the second of the record (after the attempt's).
     const callIdAt = (i: number) => (values: unknown[]) => values[i];
+    // Every statement's outcome says whether Postgres is there.
+    const watched = <T>(statement: Promise<T>): Promise<T> =>
+      statement.then(
+        (result) => {
+          this.answeredAt = Date.now();
+          return result;
+        },
+        (error: unknown) => {
+          if (postgresAway(error)) this.awayAt = Date.now();
+          throw error;
+        },
+      );
+
     this.creates = new StatementBatcher(
       hotWrites(callIdAt(0)),
       async (values) => {
-        await db.count(SQL.create, values);
+        await watched(db.count(SQL.create, values));
       },
       async (batch) => {
-        await db.count(createCalls(batch.length), batch.flat());
+        await watched(db.count(createCalls(batch.length), batch.flat()));
         return batch.map(() => undefined);
       },
     );
@@ -66,19 +85,19 @@ export class ToolCallWrites {
     this.finished = new StatementBatcher(
       hotWrites(callIdAt(0)),
       async (values) => {
-        await db.count(SQL.createWithAttempt, values);
+        await watched(db.count(SQL.createWithAttempt, values));
       },
       async (batch) => {
-        await db.count(createWithAttempts(batch.length), inIdOrder(batch, 0));
+        await watched(db.count(createWithAttempts(batch.length), inIdOrder(batch, 0)));
         return batch.map(() => undefined);
       },
     );
 
     this.claims = new StatementBatcher(
       hotWrites(callIdAt(0), SPREAD_OUT),
-      async (values) => (await db.rows<Record<string, unknown>>(SQL.claimForDelivery, values))[0] ?? null,
+      async (values) => (await watched(db.rows<Record<string, unknown>>(SQL.claimForDelivery, values)))[0] ?? null,
       async (batch) => {
-        const rows = await db.rows<Record<string, unknown>>(claimCalls(batch.length), inIdOrder(batch, 0));
+        const rows = await watched(db.rows<Record<string, unknown>>(claimCalls(batch.length), inIdOrder(batch, 0)));
         const byId = new Map(rows.map((row) => [row.id, row]));
         return batch.map((values) => byId.get(values[0]) ?? null);
       },
@@ -86,9 +105,9 @@ export class ToolCallWrites {
 
     this.records = new StatementBatcher(
       hotWrites(callIdAt(1), SPREAD_OUT),
-      async (values) => (await db.rows(SQL.recordAttempt, values)).length > 0,
+      async (values) => (await watched(db.rows(SQL.recordAttempt, values))).length > 0,
       async (batch) => {
-        const moved = await db.rows<{ id: string }>(recordAttempts(batch.length), inIdOrder(batch, 1));
+        const moved = await watched(db.rows<{ id: string }>(recordAttempts(batch.length), inIdOrder(batch, 1)));
         const movedIds = new Set<unknown>(moved.map((row) => row.id));
         return batch.map((values) => movedIds.has(values[1]));
       },
@@ -114,6 +133,11 @@ export class ToolCallWrites {
   createWithAttempt(values: unknown[]): Promise<void> {
     return this.finished.run(values);
   }
+
+  /** Whether a write of these was answered within the last second, and none found Postgres away since. */
+  answeredRecently(now = Date.now()): boolean {
+    return this.answeredAt > this.awayAt && now - this.answeredAt < ANSWERED_RECENTLY_MS;
+  }
 }
 
 /**
@@ -133,4 +157,12 @@ export function inIdOrder(batch: unknown[][], idAt: number): unknown[] {
 export function worthRetryingAlone(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && /^(21|22|23|40|54)[0-9A-Z]{3}$/.test(code);
+}
+
+/**
+ * Postgres could not be reached or did not answer (isDatabaseUnavailable): the writes waiting behind would meet
+ * the same. Not a statement cancelled by its own timeout (57014), which a lock on one row can cause.
+ */
+export function postgresAway(error: unknown): boolean {
+  return isDatabaseUnavailable(error) && (error as { code?: unknown } | null)?.code !== '57014';
 }

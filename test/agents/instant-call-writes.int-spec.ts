@@ -155,4 +155,22 @@ describe("an instant call's writes", () => {
       break;
     }
   });
+
+  it('write the call first once a write failed for any reason: a table gone reaches the handler once at most', async () => {
+    const ctx = await setup();
+    handler.on(ctx.path, () => ({ status: 200, body: '{"ok":true}', headers: { 'content-type': 'application/json' } }));
+    expect((await ctx.call()).status).toBe(200); // a write succeeded just now: the next call writes once, after
+    const before = handler.at(ctx.path).length;
+    await stack.api.sql('ALTER TABLE tool_calls RENAME TO tool_calls_away');
+    try {
+      // Its attempt was made before its write failed: the one call a broken table lets through.
+      expect((await ctx.call()).status).toBe(500);
+      expect(handler.at(ctx.path).length).toBe(before + 1);
+      for (let i = 0; i < 3; i++) expect((await ctx.call()).status).toBe(500);
+      expect(handler.at(ctx.path).length).toBe(before + 1);
+    } finally {
+      await stack.api.sql('ALTER TABLE tool_calls_away RENAME TO tool_calls');
+    }
+    expect((await ctx.call()).status).toBe(200);
+  });
 });

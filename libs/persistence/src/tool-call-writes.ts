@@ -53,12 +53,13 @@ export class ToolCallWrites {
   private readonly records: StatementBatcher<unknown[], boolean>;
   private readonly finished: StatementBatcher<unknown[], void>;
   private answeredAt = 0;
-  private awayAt = 0;
+  private failedAt = 0;
 
   constructor(db: DatabasePool) {
     // The call's id: the first value of `create` and of the claim, the second of the record (after the attempt's).
     const callIdAt = (i: number) => (values: unknown[]) => values[i];
-    // Every statement's outcome says whether Postgres is there.
+    // Every statement's outcome says whether Postgres takes these writes: any failure counts (Postgres away, a
+    // schema that lost a table, a constraint), until a write succeeds again.
     const watched = <T>(statement: Promise<T>): Promise<T> =>
       statement.then(
         (result) => {
@@ -66,7 +67,7 @@ export class ToolCallWrites {
           return result;
         },
         (error: unknown) => {
-          if (postgresAway(error)) this.awayAt = Date.now();
+          this.failedAt = Date.now();
           throw error;
         },
       );
@@ -134,9 +135,9 @@ export class ToolCallWrites {
     return this.finished.run(values);
   }
 
-  /** Whether a write of these was answered within the last second, and none found Postgres away since. */
+  /** Whether a write of these succeeded within the last second, and none failed since. */
   answeredRecently(now = Date.now()): boolean {
-    return this.answeredAt > this.awayAt && now - this.answeredAt < ANSWERED_RECENTLY_MS;
+    return this.answeredAt > this.failedAt && now - this.answeredAt < ANSWERED_RECENTLY_MS;
   }
 }
 

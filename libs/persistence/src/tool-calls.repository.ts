@@ -126,8 +126,8 @@ export class ToolCallsRepository {
    * An instant call (stored in progress: its one attempt is made now) in one write instead of two while Postgres
    * answers: it is written with its attempt when `recordAttempt` records it, or in progress should the attempt run
    * WRITE_RUNNING_CALL_AFTER_MS (so a long attempt is seen, and a crash during it leaves the call to the reconciler).
-   * When Postgres has not answered a write within the last second, the call is written first, as `create` does: a
-   * Postgres that is away refuses the call before anything is sent.
+   * When no hot write succeeded within the last second, or one failed since (Postgres away, a table gone), the call
+   * is written first, as `create` does: a Postgres that does not take the call refuses it before anything is sent.
    */
   async createInstant(call: NewToolCall): Promise<ToolCall> {
     if (!this.writes.answeredRecently()) return this.create(call);

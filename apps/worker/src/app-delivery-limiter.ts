@@ -37,7 +37,8 @@ interface AppState {
  * slots, never the rest. A job under both caps runs at once (two counters: the cap costs nothing then).
  * A job over them waits here, and a freed slot goes to the earliest-due waiting job of an app under its
  * cap. Each app may hold at most half of the waiting room; past that the latest-due job waits outside
- * the worker (re-delayed) for about as long as its place in the app's line takes to clear.
+ * the worker (re-delayed) for about as long as its place in the app's line takes to clear. A slot is held
+ * from the attempt's claim until its handler answered: the attempt's record does not hold it.
  */
 @Injectable()
 export class AppDeliveryLimiter {

@@ -67,10 +67,17 @@ export class QueueConsumer implements OnApplicationBootstrap, OnApplicationShutd
       throw new DelayedError();
     }
     const started = performance.now();
-    try {
-      return await processor.process(job, token);
-    } finally {
+    let held = true;
+    // The slot is for the handler: freed once it answered, so the attempt's record does not hold the app's slot.
+    const handlerDone = () => {
+      if (!held) return;
+      held = false;
       this.limiter.release(appId, performance.now() - started);
+    };
+    try {
+      return await processor.process(job, token, handlerDone);
+    } finally {
+      handlerDone();
     }
   }
 

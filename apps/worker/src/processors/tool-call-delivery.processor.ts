@@ -15,11 +15,11 @@ export class ToolCallDeliveryProcessor implements JobProcessor {
     private readonly metrics: Metrics,
   ) {}
 
-  async process(job: Job<DeliverToolCallJob>): Promise<string> {
+  async process(job: Job<DeliverToolCallJob>, _token?: string, handlerDone?: () => void): Promise<string> {
     // The consumer's gate (AppDeliveryLimiter) gave this job its slot. Due when queued plus its delay
     // (a job sent back to wait for its app's slot keeps its first due time).
     this.metrics.attemptLateness.observe(Math.max(0, Date.now() - (job.timestamp + (job.opts.delay ?? 0))) / 1000);
-    const call = await this.deliverQueuedAttempt.execute(job.data);
+    const call = await this.deliverQueuedAttempt.execute(job.data, handlerDone);
     return call ? call.status : 'not due';
   }
 }

@@ -17,6 +17,8 @@ export interface PreparedAttempt {
   app: Pick<App, 'webhookSecretEnc' | 'retiredWebhookSecrets'>;
   body: string;
   n: number;
+  /** Called once the handler answered (or the attempt failed), before the attempt is recorded. */
+  handlerDone?: () => void;
 }
 
 /**
@@ -36,7 +38,7 @@ export class DeliverAttempt {
     private readonly recorder: AttemptRecorder,
   ) {}
 
-  async execute({ call, app, body, n }: PreparedAttempt): Promise<ToolCall> {
+  async execute({ call, app, body, n, handlerDone }: PreparedAttempt): Promise<ToolCall> {
     const secrets = await Promise.all(signingSecretsOf(app, new Date()).map((secret) => this.secret(secret)));
     // Offsets run from the moment attempt 1 goes out, not from the bookkeeping before it.
     const sentAt = new Date();
@@ -48,6 +50,7 @@ export class DeliverAttempt {
       allowPrivateNetwork: this.env.ALLOW_PRIVATE_NETWORK,
       headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...signature },
     });
+    handlerDone?.();
     const made: MadeAttempt = { call, n, sentAt, durationMs: sent.durationMs };
     const details = { httpStatus: sent.httpStatus ?? null, responseExcerpt: sent.excerpt ?? null };
     const answer = {

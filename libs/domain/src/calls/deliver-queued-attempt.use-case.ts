@@ -22,12 +22,18 @@ export class DeliverQueuedAttempt {
     private readonly finished: FinishedCalls,
   ) {}
 
-  /** The call after the attempt, or null when the attempt was not due (a stale or duplicate job). */
-  async execute(job: Pick<DeliverToolCallJob, 'callId' | 'round' | 'n'>): Promise<ToolCall | null> {
+  /**
+   * The call after the attempt, or null when the attempt was not due (a stale or duplicate job). `handlerDone` is
+   * called once the handler answered, before the attempt is recorded.
+   */
+  async execute(
+    job: Pick<DeliverToolCallJob, 'callId' | 'round' | 'n'>,
+    handlerDone?: () => void,
+  ): Promise<ToolCall | null> {
     const claimed = await this.calls.claimForDelivery(job.callId, job.round, job.n, ATTEMPT_DEADLINE_MARGIN_MS);
     if (!claimed) return null;
     const prepared = await this.prepare(claimed, job.n);
-    return 'stopped' in prepared ? prepared.stopped : this.deliverAttempt.execute(prepared);
+    return 'stopped' in prepared ? prepared.stopped : this.deliverAttempt.execute({ ...prepared, handlerDone });
   }
 
   private async prepare(claimed: CallTarget, n: number): Promise<PreparedAttempt | { stopped: ToolCall }> {

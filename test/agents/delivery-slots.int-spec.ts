@@ -34,13 +34,13 @@ it("frees the app's slot once its handler answered: the next call goes out while
     return accepted.body.call_id as string;
   };
 
-  // A lock on the first call's row, taken while its handler holds it (after the claim, before the record).
+  // A lock on the first call's row, taken while its handler holds it for a second (after the claim, before the record).
   const url = new URL(stack.api.databaseUrl);
   url.searchParams.delete('schema');
   const locker = new pg.Client({ connectionString: url.toString(), options: `-c search_path=${stack.api.schema}` });
   await locker.connect();
   try {
-    handler.on('/slot', () => ({ status: 200, body: '{"ok":true}', delayMs: 300 }));
+    handler.on('/slot', () => ({ status: 200, body: '{"ok":true}', delayMs: 1000 }));
     const first = await call();
     await eventually(() => expect(handler.at('/slot')).toHaveLength(1), { intervalMs: 5 });
     await locker.query('BEGIN');

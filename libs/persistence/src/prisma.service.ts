@@ -23,7 +23,8 @@ export function isNotFound(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: string }).code === 'P2025';
 }
 
-/** True when Prisma refused a write because of a unique constraint. */
+/** True when a write was refused because of a unique constraint: by Prisma (P2002), or by Postgres through `pg` (23505). */
 export function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: string }).code === 'P2002';
+  const code = typeof error === 'object' && error !== null ? (error as { code?: string }).code : undefined;
+  return code === 'P2002' || code === '23505';
 }

@@ -11,7 +11,7 @@ import {
 } from './call-states.js';
 import { Prisma } from './generated/client.js';
 import { type Page, type PageRequest, toPage } from './page.js';
-import { PrismaService } from './prisma.service.js';
+import { PrismaService, isUniqueViolation } from './prisma.service.js';
 import {
   OVERDUE_CALL_COLUMNS,
   type OverdueCall,
@@ -297,11 +297,10 @@ export class ToolCallsRepository {
       await this.writes.createWithAttempt(finishedCallValues(unwritten.call, unwritten.row, record));
       return true;
     } catch (error) {
-      const code = (error as { code?: unknown } | null)?.code;
       // Its write in progress failed, yet landed (an answer lost after the commit): recorded as any other.
-      if (code === UNIQUE_VIOLATION) return this.writes.record(record);
+      if (isUniqueViolation(error)) return this.writes.record(record);
       // Its app was deleted during the attempt: the call went with it, as its row would have.
-      if (code === FOREIGN_KEY_VIOLATION) return false;
+      if ((error as { code?: unknown } | null)?.code === FOREIGN_KEY_VIOLATION) return false;
       throw error;
     }
   }
@@ -376,7 +375,6 @@ export class ToolCallsRepository {
   }
 }
 
-const UNIQUE_VIOLATION = '23505';
 const FOREIGN_KEY_VIOLATION = '23503';
 
 /** Whether an unwritten call's write in progress succeeded (false: it never started, or it failed). */

@@ -4,18 +4,25 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 const TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 
-/** user+system CPU ms of a pid, or null when it is gone. */
-export function cpuMs(pid) {
+/**
+ * user+system CPU ms of a pid, or null when it is gone; `withReaped`: plus that of its children that ended (a
+ * Postgres postmaster's: the backends that exited).
+ */
+export function cpuMs(pid, { withReaped = false } = {}) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
+    const reaped = withReaped ? Number(fields[13]) + Number(fields[14]) : 0;
+    return ((Number(fields[11]) + Number(fields[12]) + reaped) * 1000) / TICKS;
   } catch {
     return null;
   }
 }
 
-/** Every process whose name is `comm` (e.g. every Postgres backend), pid -> CPU ms. */
+/**
+ * Every process whose name is `comm` (e.g. every Postgres backend), pid -> CPU ms, each with its ended children's:
+ * a backend that exits during a measurement leaves its CPU in the postmaster's count, not nowhere.
+ */
 function cpuByComm(comm) {
   const out = new Map();
   for (const entry of readdirSync('/proc')) {
@@ -25,7 +32,7 @@ function cpuByComm(comm) {
     } catch {
       continue;
     }
-    const ms = cpuMs(entry);
+    const ms = cpuMs(entry, { withReaped: true });
     if (ms !== null) out.set(entry, ms);
   }
   return out;
@@ -59,8 +66,12 @@ export function cpuProbe(pids) {
       const wallMs = performance.now() - t0;
       const out = {};
       for (const [name, before] of Object.entries(named)) out[name] = ((cpuMs(pids[name]) ?? before) - before) / n;
+      // A backend that ended meanwhile: the postmaster's count took its whole life's CPU; what it had spent before
+      // the measurement comes off. (Before this, the CPU of backends that ended was not counted at all.)
       let pgMs = 0;
-      for (const [pid, after] of cpuByComm('postgres')) pgMs += after - (pg.get(pid) ?? 0);
+      const pgAfter = cpuByComm('postgres');
+      for (const [pid, after] of pgAfter) pgMs += after - (pg.get(pid) ?? 0);
+      for (const [pid, before] of pg) if (!pgAfter.has(pid)) pgMs -= before;
       out.postgres = pgMs / n;
       const m1 = machine();
       out.machine_busy_pct = (100 * (m1.busy - m0.busy)) / Math.max(1, m1.total - m0.total);

@@ -10,9 +10,16 @@ import {
   deliveryJobId,
 } from './jobs.js';
 import { REQUEST_COMMAND_TIMEOUT_MS, createRequestConnection, withinMs } from '../../redis/src/index.js';
+import { RoundTripBatches } from './round-trip-batches.js';
 
 /** The fields of a call its attempt's job is made of. */
 type QueuedCall = Parameters<typeof attemptJob>[0];
+
+/** One attempt's job as it is added. */
+interface AttemptAdd {
+  data: DeliverToolCallJob;
+  opts: { jobId: string; delay: number };
+}
 
 /** Puts delivery attempts on the queue, each at the moment it is due. */
 @Injectable()
@@ -20,11 +27,17 @@ export class DeliveryQueue implements OnModuleDestroy {
   private readonly logger = new Logger('DeliveryQueue');
   private readonly connection: Redis;
   readonly queue: Queue;
+  /** Adds that arrive together (the calls one batched INSERT stored, say) go to Redis in one round trip. */
+  private readonly adds = new RoundTripBatches<AttemptAdd>(
+    ({ data, opts }) => this.queue.add(DELIVER_TOOL_CALL_JOB, data, opts),
+    (adds) => this.queue.addBulk(adds.map(({ data, opts }) => ({ name: DELIVER_TOOL_CALL_JOB, data, opts }))),
+  );
 
   constructor(@Inject(ENV) env: Env) {
     if (!env.REDIS_URL) throw new Error('REDIS_URL is not set');
     // Fails fast: a call is stored before it is queued, so a failed enqueue only delays it to the reconciler.
-    this.connection = createRequestConnection(env.REDIS_URL);
+    // Without auto-pipelining (see createRequestConnection): `adds` batches what arrives together.
+    this.connection = createRequestConnection(env.REDIS_URL, { autoPipelining: false });
     this.connection.on('error', () => undefined); // ioredis reconnects; callers see failed commands
     this.queue = new Queue(TOOL_CALL_DELIVERY_QUEUE, {
       connection: this.connection,
@@ -47,9 +60,9 @@ export class DeliveryQueue implements OnModuleDestroy {
    * answer) the attempt is left to the reconciler, and false says so.
    */
   async enqueueAttempt(call: QueuedCall, n: number, dueAt?: Date): Promise<boolean> {
-    const job = attemptJob(call, n);
+    const data = attemptJob(call, n);
     const delay = dueAt ? Math.max(0, Math.round(dueAt.getTime() - Date.now())) : 0;
-    const added = this.queue.add(DELIVER_TOOL_CALL_JOB, job, { jobId: deliveryJobId(job), delay });
+    const added = this.adds.run({ data, opts: { jobId: deliveryJobId(data), delay } });
     try {
       await withinMs(added, 2 * REQUEST_COMMAND_TIMEOUT_MS, `queueing call ${call.id}`);
       return true;

@@ -12,15 +12,17 @@ export function createRedisConnection(url: string, options: RedisOptions = {}): 
  * A connection for request paths (BullMQ's "failing fast when Redis is down"): while Redis is
  * away a command fails at once instead of queueing, and one that gets no answer fails after
  * REQUEST_COMMAND_TIMEOUT_MS; callers fall back (the reconciler queues a stored call later).
- * Commands issued in one tick go in one write (auto-pipelining): a batch of accepted calls, whose
- * INSERT resolves them together, is queued in one round trip. Never for a blocking connection.
+ * Commands issued in one tick go in one write (auto-pipelining), unless `autoPipelining` is false: ioredis
+ * copies every script defined on the connection onto each pipeline it makes, and BullMQ defines 64 on a queue's
+ * (about 0.1 ms per pipeline, each lone command its own), so a queue's connection batches its adds itself.
+ * Never for a blocking connection.
  */
-export function createRequestConnection(url: string): Redis {
+export function createRequestConnection(url: string, { autoPipelining = true } = {}): Redis {
   return new Redis(url, {
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
     commandTimeout: REQUEST_COMMAND_TIMEOUT_MS,
-    enableAutoPipelining: true,
+    enableAutoPipelining: autoPipelining,
   });
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inIdOrder, postgresAway, worthRetryingAlone } from './tool-call-writes.js';
+import { flatten, inIdOrder, postgresAway, worthRetryingAlone } from './tool-call-writes.js';
 
 const pgError = (code: string) => Object.assign(new Error(code), { code });
 
@@ -32,6 +32,16 @@ describe('ToolCallWrites', () => {
         1,
       ),
     ).toEqual(['att_1', 'call_y', 'att_9', 'call_z']);
+  });
+
+  it("lists a batch's values one level deep: a value that is itself a list (a JSON array argument) stays whole", () => {
+    expect(flatten([['call_a', [1, 2], null], [], ['call_b', { list: [3] }]])).toEqual([
+      'call_a',
+      [1, 2],
+      null,
+      'call_b',
+      { list: [3] },
+    ]);
   });
 
   it('fails the writes waiting behind a statement that found Postgres away, not one its own timeout cancelled', () => {

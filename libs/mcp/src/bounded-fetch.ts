@@ -243,7 +243,10 @@ export function readBounded(
     });
     body.on('end', () => settle());
     body.on('error', (error) => settle(error));
-    body.on('close', () => settle(new Error('the MCP server closed the answer before its end')));
+    body.on('close', () => {
+      // Nearly always after 'end': the error (and its stack, 40 us a call here) is made only when it is one.
+      if (!settled) settle(new Error('the MCP server closed the answer before its end'));
+    });
   });
 }
 

@@ -92,6 +92,17 @@ describe('an MCP server', () => {
     expect(Date.now() - started).toBeLessThan(4000);
   });
 
+  it('that cuts its answer midway: the call fails at once as mcp_unavailable and is recorded', async () => {
+    const { call, ctx } = await agentCalling(() => ({ cut: true }));
+    const started = Date.now();
+    const response = await call();
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ status: 'failed', error: { kind: 'mcp_unavailable' } });
+    expect(Date.now() - started).toBeLessThan(1900); // at once, not at the 2 s deadline
+    const stored = await api.request('GET', `${ctx.base}/tool-calls/${response.body.call_id}`, { token: ctx.agent });
+    expect(stored.body).toMatchObject({ status: 'failed', error: { kind: 'mcp_unavailable' } });
+  });
+
   it('whose error texts are long: what is stored is cut to a few KiB', async () => {
     const long = 'e'.repeat(200 * 1024);
     const { call } = await agentCalling(() => ({

@@ -216,7 +216,9 @@ export type ScriptedReply =
   /** Any HTTP answer at all (an error body, a redirect). */
   | { http: { status: number; headers?: Record<string, string>; body?: string } }
   /** An SSE stream that sends a comment every 100 ms and never ends. */
-  | { endless: true };
+  | { endless: true }
+  /** A chunked JSON answer whose connection is cut after its first bytes. */
+  | { cut: true };
 
 export interface ScriptedServer {
   url: string;
@@ -250,6 +252,10 @@ export async function startScriptedServer(script: {
   const send = (res: ServerResponse, id: unknown, reply: ScriptedReply) => {
     if ('http' in reply) {
       res.writeHead(reply.http.status, reply.http.headers).end(reply.http.body ?? '');
+    } else if ('cut' in reply) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[`);
+      setTimeout(() => res.socket?.destroy(), 50);
     } else if ('endless' in reply) {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       const timer = setInterval(() => res.write(': still working\n\n'), 100);

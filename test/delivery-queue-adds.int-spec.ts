@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type { Env } from '../libs/config/src/index.js';
 import { DeliveryQueue } from '../libs/queue/src/index.js';
 
@@ -20,11 +20,18 @@ describe('the delivery queue', () => {
   const call = (i: number) => ({ id: `call_${prefix}_${i}`, appId: 'app_1', round: 1 });
 
   it('adds the attempts queued together in one go, each with its own id, payload and delay', async () => {
+    const bulk = vi.spyOn(queue.queue, 'addBulk');
+    const single = vi.spyOn(queue.queue, 'add');
     const now = Date.now();
     const added = await Promise.all(
       [1, 2, 3, 4].map((i) => queue.enqueueAttempt(call(i), i, new Date(now + i * 60_000))),
     );
     expect(added).toEqual([true, true, true, true]);
+    expect(bulk).toHaveBeenCalledTimes(1); // one round trip for the four
+    expect(bulk.mock.calls[0][0]).toHaveLength(4);
+    expect(single).not.toHaveBeenCalled();
+    bulk.mockRestore();
+    single.mockRestore();
     for (const i of [1, 2, 3, 4]) {
       const job = await queue.queue.getJob(`${call(i).id}-r1-a${i}`);
       expect(job?.data).toEqual({ callId: call(i).id, appId: 'app_1', round: 1, n: i });

@@ -19,6 +19,7 @@ import {
   instantThroughput,
   mainFixtures,
   mcpProxy,
+  queuedBacklog,
   queuedThroughput,
   scheduleAccuracy,
   schedulePaced,
@@ -272,6 +273,14 @@ async function main() {
       if (cfg.idleS > 0 && selected('3') && results['3']?.runs.length) memory.restedAfterLoad = await restedRss();
     },
   );
+  // Its own stack, so that row 7's "after row 3" reads the load of row 3 alone.
+  await onStack('backlog, defaults', () => startMain({}, 'backlog'), [
+    [
+      '3c',
+      `queued backlog: ${cfg.queuedN.toLocaleString('en-US')} background calls accepted while delivery is paused`,
+      queuedBacklog,
+    ],
+  ]);
   if (cfg.variantRuns > 0) {
     await onStack('APP_DELIVERY_CONCURRENCY=50', () => startMain(NO_CAP, 'nocap'), [
       ['3b', `${queuedTitle}, APP_DELIVERY_CONCURRENCY=50`, queuedThroughput, { runs: cfg.variantRuns }],
@@ -398,6 +407,18 @@ function tableLines() {
       line(id, 'accepted (enqueue only), calls/s', { floor: 'floor_enqueue_rate', tg: 'tg_accept_rate', unit: '/s' }),
     );
   }
+  if (results['3c']) {
+    L.push(line('3c', 'first call delivered, after the resume', { floor: 'floor_first', tg: 'tg_first' }));
+    L.push(
+      line('3c', 'backlog drained, calls/s', {
+        floor: 'floor_rate',
+        tg: 'tg_rate',
+        unit: '/s',
+        vs: 'ratio',
+        vsUnit: '×',
+      }),
+    );
+  }
   for (const id of ['4', '4b', '4c'].filter((k) => results[k])) {
     // Within capacity (4c) a retry is on time; beyond it (4, 4b) the due ones run earliest-due first.
     const spare = id === '4c';
@@ -519,7 +540,7 @@ function tableLines() {
       met: () => check(med('8', 'ratio_p99'), (v) => v <= 2),
     }),
   );
-  const order = ['1', '2', '3', '3b', '4', '4b', '4c', '5', '6', '7', '8'];
+  const order = ['1', '2', '3', '3b', '3c', '4', '4b', '4c', '5', '6', '7', '8'];
   return L.filter((l) => results[l.id])
     .map((l, i) => [l, i])
     .sort(([a, i], [b, j]) => order.indexOf(a.id) - order.indexOf(b.id) || i - j)
@@ -544,6 +565,8 @@ function cpuRows() {
   add('3', 'queued: floor (BullMQ)', 'cpu_floor', 'job');
   add('3', 'queued: Toolgate', 'cpu_tg', 'call');
   add('3b', 'queued, cap 50: Toolgate', 'cpu_tg', 'call');
+  add('3c', 'queued backlog: floor (BullMQ)', 'cpu_floor', 'job');
+  add('3c', 'queued backlog: Toolgate', 'cpu_tg', 'call');
   add('4c', 'retries at the paced rate: Toolgate', 'cpu_tg', 'attempt');
   add('5', 'MCP echo: floor', 'cpu_floor', 'call');
   add('5', 'MCP echo: Toolgate', 'cpu_tg', 'call');

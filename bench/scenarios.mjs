@@ -366,6 +366,103 @@ export async function queuedThroughput(ctx, run, signal) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// 3c. a backlog: n calls accepted while delivery is paused, then resumed. A worker restarted under load, or Redis
+// back after an outage, meets the same: how soon the first call goes out, and how fast the backlog drains.
+
+export async function queuedBacklog(ctx, run, signal) {
+  const { cfg, stack } = ctx;
+  const n = cfg.queuedN;
+  const notes = [];
+  const connection = new Redis(ctx.redis.url, { maxRetriesPerRequest: null });
+  const floorQueue = new Queue('floor', { connection, prefix: 'benchfloor' });
+  const queue = new Queue(stack.queue.name, { connection, prefix: stack.queue.prefix });
+  const pool = new Pool(stack.baseUrl, { connections: cfg.clients, keepAliveTimeout: 30_000 });
+  const delivered = async (path) => (await handlerStats(ctx)).counts[path] ?? 0;
+  try {
+    // Floor: n jobs added to the paused floor queue; the floor worker runs them once it is resumed.
+    await floorQueue.pause();
+    const { done } = await ctx.floor.arm(n, signal);
+    await floorQueue.addBulk(
+      Array.from({ length: n }, (_, i) => ({
+        name: 'deliver',
+        data: { id: `b${run}-${i}` },
+        opts: { removeOnComplete: true, removeOnFail: true },
+      })),
+    );
+    const floorBefore = await delivered('/ok');
+    let cpu = cpuProbe(pidsOf(ctx));
+    let t0 = now();
+    await floorQueue.resume();
+    await until(async () => (await delivered('/ok')) > floorBefore, 5, signal);
+    const floorFirst = now() - t0;
+    const result = await done;
+    const floor = { first: floorFirst, rate: (n * 1000) / (now() - t0), cpu: cpu.stop(n) };
+    if (result.failed) notes.push(`floor: ${result.failed} jobs did not get a 200`);
+
+    // Toolgate: n POST tool-calls of a background tool accepted while its delivery queue is paused.
+    const path = `/ok/backlog-${run}-${randomUUID().slice(0, 8)}`;
+    const app = await constructorApp(stack, 'backlog', [
+      httpTool('deliver', `${ctx.handler.url}${path}`, 'background'),
+    ]);
+    const agent = await agentWith(stack, app.app, ['deliver']);
+    await queue.pause();
+    const accepted = await saturate(
+      pool,
+      toolCallRequest(agent, `${app.prefix}deliver`, `backlog-${run}`),
+      n,
+      cfg.clients,
+      okAccepted,
+      signal,
+    );
+    if (accepted.errors) notes.push(`Toolgate: ${accepted.errors} POSTs not 202 (first: ${accepted.firstError})`);
+    const expected = n - accepted.errors;
+    cpu = cpuProbe(pidsOf(ctx));
+    t0 = now();
+    await queue.resume();
+    await until(async () => (await delivered(path)) > 0, 5, signal);
+    const first = now() - t0;
+    const deadline = Date.now() + ctx.cfg.queuedBudgetS * 1000;
+    let counts = {};
+    const finished = () => (counts.succeeded ?? 0) + (counts.failed ?? 0) + (counts.cancelled ?? 0);
+    let complete = await until(async () => (await delivered(path)) >= expected, 100, signal, deadline);
+    if (complete) {
+      complete = await until(
+        async () => {
+          counts = await countCalls(ctx, app.app.id);
+          return finished() >= expected;
+        },
+        20,
+        signal,
+        deadline,
+      );
+    }
+    const elapsed = now() - t0;
+    if (!complete) {
+      counts = await countCalls(ctx, app.app.id);
+      notes.push(`Toolgate: only ${finished()} of ${expected} calls finished within the ${cfg.queuedBudgetS} s budget`);
+    }
+    const rate = ((counts.succeeded ?? 0) * 1000) / elapsed;
+    return {
+      dirty: !complete,
+      metrics: {
+        floor_first: floor.first,
+        tg_first: first,
+        floor_rate: floor.rate,
+        tg_rate: rate,
+        ratio: rate / floor.rate,
+        cpu_floor: floor.cpu,
+        cpu_tg: cpu.stop(Math.max(1, finished())),
+      },
+      notes,
+    };
+  } finally {
+    await Promise.all([floorQueue.resume(), queue.resume()]).catch(() => undefined);
+    await Promise.all([floorQueue.close(), queue.close(), pool.close()]).catch(() => undefined);
+    connection.disconnect();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // 4. schedule accuracy (needs a stack with RETRY_TIME_SCALE=0.01)
 
 function lateness(events, offsets) {

@@ -187,6 +187,7 @@ export async function startToolgate({ redisUrl, scale = 1, label = 'toolgate', e
     client,
     schema,
     env,
+    queue: { name: TOOLGATE_QUEUE, prefix: QUEUE_PREFIX },
     get db() {
       return db;
     },

@@ -5,6 +5,7 @@ import { ENV, type Env } from '../../../libs/config/src/index.js';
 import { JOB_NAMES, TOOL_CALL_DELIVERY_QUEUE, jobNamesWithoutProcessor } from '../../../libs/queue/src/index.js';
 import { createRedisConnection } from '../../../libs/redis/src/index.js';
 import { AppDeliveryLimiter } from './app-delivery-limiter.js';
+import { boundFetchAhead } from './bounded-fetch-ahead.js';
 import { JOB_PROCESSORS, type JobProcessor } from './job-processor.js';
 
 export class MissingProcessorError extends Error {}
@@ -49,8 +50,11 @@ export class QueueConsumer implements OnApplicationBootstrap, OnApplicationShutd
       // A worker that died mid-attempt loses its lock within 10 s and its job runs again elsewhere.
       lockDuration: 10_000,
       stalledInterval: 5_000,
+      autorun: false,
     });
     this.worker.on('error', (error) => this.logger.error(`queue error: ${error.message}`));
+    boundFetchAhead(this.worker, this.env.WORKER_CONCURRENCY);
+    this.worker.run().catch((error: Error) => this.logger.error(`queue error: ${error.message}`));
     this.logger.log(`consuming "${TOOL_CALL_DELIVERY_QUEUE}" with concurrency ${this.env.WORKER_CONCURRENCY}`);
   }
 

@@ -153,6 +153,34 @@ async function until(predicate, everyMs, signal, deadline = Infinity) {
   }
 }
 
+/**
+ * Waits until `expected` calls of the app have finished: the handler's count is cheap to poll, Postgres is polled
+ * only for the last stretch. Returns {complete, counts, finished}; incomplete once `deadline` (epoch ms) passed.
+ */
+async function untilCallsFinished(ctx, path, appId, expected, signal, deadline) {
+  let counts = {};
+  const finished = () => (counts.succeeded ?? 0) + (counts.failed ?? 0) + (counts.cancelled ?? 0);
+  let complete = await until(
+    async () => ((await handlerStats(ctx)).counts[path] ?? 0) >= expected,
+    100,
+    signal,
+    deadline,
+  );
+  if (complete) {
+    complete = await until(
+      async () => {
+        counts = await countCalls(ctx, appId);
+        return finished() >= expected;
+      },
+      20,
+      signal,
+      deadline,
+    );
+  }
+  if (!complete) counts = await countCalls(ctx, appId);
+  return { complete, counts, finished: finished() };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Fixtures of the main stack
 
@@ -305,31 +333,14 @@ export async function queuedThroughput(ctx, run, signal) {
     const acceptedMs = now() - t0;
     const expected = n - accepted.errors;
     if (accepted.errors) notes.push(`Toolgate: ${accepted.errors} POSTs not 202 (first: ${accepted.firstError})`);
-    // The handler's count is cheap to poll; Postgres is polled only for the last stretch. A run
-    // that cannot finish within its budget reports the rate it reached (and its stack is restarted).
+    // A run that cannot finish within its budget reports the rate it reached (and its stack is restarted).
     const deadline = Date.now() + ctx.cfg.queuedBudgetS * 1000 - acceptedMs;
-    let counts = {};
-    const finished = () => (counts.succeeded ?? 0) + (counts.failed ?? 0) + (counts.cancelled ?? 0);
-    let complete = await until(
-      async () => ((await handlerStats(ctx)).counts[path] ?? 0) >= expected,
-      100,
-      signal,
-      deadline,
-    );
-    if (complete) {
-      complete = await until(
-        async () => {
-          counts = await countCalls(ctx, app.app.id);
-          return finished() >= expected;
-        },
-        20,
-        signal,
-        deadline,
-      );
-    }
+    const {
+      complete,
+      counts,
+      finished: done,
+    } = await untilCallsFinished(ctx, path, app.app.id, expected, signal, deadline);
     const elapsed = now() - t0;
-    if (!complete) counts = await countCalls(ctx, app.app.id);
-    const done = finished();
     const tgCpu = cpu.stop(Math.max(1, done));
     const max = rss.stop();
     if (!complete)
@@ -422,25 +433,10 @@ export async function queuedBacklog(ctx, run, signal) {
     await until(async () => (await delivered(path)) > 0, 5, signal);
     const first = now() - t0;
     const deadline = Date.now() + ctx.cfg.queuedBudgetS * 1000;
-    let counts = {};
-    const finished = () => (counts.succeeded ?? 0) + (counts.failed ?? 0) + (counts.cancelled ?? 0);
-    let complete = await until(async () => (await delivered(path)) >= expected, 100, signal, deadline);
-    if (complete) {
-      complete = await until(
-        async () => {
-          counts = await countCalls(ctx, app.app.id);
-          return finished() >= expected;
-        },
-        20,
-        signal,
-        deadline,
-      );
-    }
+    const { complete, counts, finished } = await untilCallsFinished(ctx, path, app.app.id, expected, signal, deadline);
     const elapsed = now() - t0;
-    if (!complete) {
-      counts = await countCalls(ctx, app.app.id);
-      notes.push(`Toolgate: only ${finished()} of ${expected} calls finished within the ${cfg.queuedBudgetS} s budget`);
-    }
+    if (!complete)
+      notes.push(`Toolgate: only ${finished} of ${expected} calls finished within the ${cfg.queuedBudgetS} s budget`);
     const rate = ((counts.succeeded ?? 0) * 1000) / elapsed;
     return {
       dirty: !complete,
@@ -451,7 +447,7 @@ export async function queuedBacklog(ctx, run, signal) {
         tg_rate: rate,
         ratio: rate / floor.rate,
         cpu_floor: floor.cpu,
-        cpu_tg: cpu.stop(Math.max(1, finished())),
+        cpu_tg: cpu.stop(Math.max(1, finished)),
       },
       notes,
     };

@@ -29,6 +29,7 @@ describe('the worker under a backlog', () => {
     let waitingAtFirstStart: number | undefined;
     let allRan!: () => void;
     const done = new Promise<void>((resolve) => (allRan = resolve));
+    const workerConnection = connection.duplicate();
     const worker = new Worker(
       'backlog',
       async (job) => {
@@ -36,7 +37,7 @@ describe('the worker under a backlog', () => {
         ran.push((job.data as { i: number }).i);
         if (ran.length === jobs) allRan();
       },
-      { connection: connection.duplicate(), prefix, concurrency: jobs * 10, autorun: false },
+      { connection: workerConnection, prefix, concurrency: jobs * 10, autorun: false },
     );
     boundFetchAhead(worker, 10);
     const running = worker.run();
@@ -45,6 +46,7 @@ describe('the worker under a backlog', () => {
     } finally {
       await worker.close();
       await running;
+      workerConnection.disconnect(); // passed in, so the Worker leaves it open
     }
     // BullMQ's own loop would have fetched all 300 before starting one (0 waiting then).
     expect(waitingAtFirstStart).toBeGreaterThan(jobs / 2);

@@ -1,22 +1,39 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import type { INestApplicationContext } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { boundFetchAhead } from '../apps/worker/src/bounded-fetch-ahead.js';
+import { parseEnv } from '../libs/config/src/index.js';
+import { DELIVER_TOOL_CALL_JOB, TOOL_CALL_DELIVERY_QUEUE } from '../libs/queue/src/index.js';
+import { JOB_PROCESSORS, type JobProcessor } from '../apps/worker/src/job-processor.js';
+import { WorkerModule } from '../apps/worker/src/worker.module.js';
+import { TEST_SECRETS_KEYS, freshDatabase } from './support/test-api.js';
+import { TEST_JWT_SECRET } from './support/tokens.js';
 
-// A worker that holds many more jobs than it runs (Toolgate's holds WORKER_CONCURRENCY × 201 for its gate) and
-// meets a backlog starts the jobs it fetched after a few, not after fetching them all: BullMQ's own loop ran
-// nothing for 2.4 s on 20,000 waiting jobs.
+// The worker holds many more jobs than it runs (WORKER_CONCURRENCY × 201, for its gate). One that meets a backlog
+// (a restart under load, Redis back) starts the jobs it fetched after WORKER_CONCURRENCY fetches, not after
+// fetching them all: BullMQ's own loop ran nothing for 2.4 s on 20,000 waiting jobs.
 describe('the worker under a backlog', () => {
-  const prefix = `tg_ahead_${randomBytes(4).toString('hex')}`;
   const jobs = 300;
   let connection: Redis;
   let queue: Queue;
+  let prefix: string;
+  let databaseUrl: string;
 
   beforeAll(async () => {
+    const database = await freshDatabase();
+    databaseUrl = database.databaseUrl;
+    prefix = `tg_ahead_${database.schema}`;
     connection = new Redis(inject('redisUrl'), { maxRetriesPerRequest: null });
-    queue = new Queue('backlog', { connection, prefix });
-    await queue.addBulk(Array.from({ length: jobs }, (_, i) => ({ name: 'job', data: { i } })));
+    queue = new Queue(TOOL_CALL_DELIVERY_QUEUE, { connection, prefix });
+    await queue.addBulk(
+      Array.from({ length: jobs }, (_, n) => ({
+        name: DELIVER_TOOL_CALL_JOB,
+        data: { callId: `call_${n}`, appId: 'app_1', round: 1, n: 1 },
+        opts: { jobId: `call_${n}-r1-a1` },
+      })),
+    );
   });
   afterAll(async () => {
     await queue.obliterate({ force: true });
@@ -24,35 +41,43 @@ describe('the worker under a backlog', () => {
     connection.disconnect();
   });
 
-  it('starts its first job while most of the backlog still waits, and runs every job once', async () => {
-    const ran: number[] = [];
+  it('starts its first job while nearly all of the backlog still waits in Redis, and runs every job once', async () => {
+    const ran: string[] = [];
     let waitingAtFirstStart: number | undefined;
     let allRan!: () => void;
     const done = new Promise<void>((resolve) => (allRan = resolve));
-    const workerConnection = connection.duplicate();
-    const worker = new Worker(
-      'backlog',
-      async (job) => {
+    const processor: JobProcessor = {
+      jobName: DELIVER_TOOL_CALL_JOB,
+      process: async (job) => {
         if (waitingAtFirstStart === undefined) waitingAtFirstStart = await queue.getWaitingCount();
-        ran.push((job.data as { i: number }).i);
+        ran.push(job.id ?? '');
         if (ran.length === jobs) allRan();
       },
-      { connection: workerConnection, prefix, concurrency: jobs * 10, autorun: false },
-    );
-    boundFetchAhead(worker, 10);
-    const running = worker.run();
+    };
+    const env = parseEnv({
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: inject('redisUrl'),
+      AUTH_JWT_SECRET: TEST_JWT_SECRET,
+      SECRETS_KEYS: TEST_SECRETS_KEYS,
+      QUEUE_PREFIX: prefix,
+      LOG_LEVEL: 'silent',
+      WORKER_METRICS_PORT: '0',
+      WORKER_CONCURRENCY: '2', // holds 402 jobs: the whole backlog
+    });
+    const module = await Test.createTestingModule({ imports: [WorkerModule.forRoot(env)] })
+      .overrideProvider(JOB_PROCESSORS)
+      .useValue([processor])
+      .compile();
+    const worker: INestApplicationContext = await module.init();
     try {
       await done;
     } finally {
       await worker.close();
-      await running;
-      workerConnection.disconnect(); // passed in, so the Worker leaves it open
     }
-    // BullMQ's own loop would have fetched all 300 before starting one (0 waiting then).
-    expect(waitingAtFirstStart).toBeGreaterThan(jobs / 2);
+    // After 2 fetches (BullMQ's own loop: after all 300, none waiting then).
+    expect(waitingAtFirstStart).toBeGreaterThan(jobs - 20);
     expect(new Set(ran).size).toBe(jobs);
     expect(ran).toHaveLength(jobs);
-    expect(await queue.getCompletedCount()).toBe(jobs);
   });
 
   it('is a copy of the main loop of the BullMQ it was written for (re-port it when BullMQ changes)', () => {

@@ -37,7 +37,8 @@ describe('while Redis is down', () => {
 
   beforeAll(async () => {
     redis = await startLocalRedis();
-    stack = await startTestStack({ REDIS_URL: redis.url, RECONCILE_INTERVAL_MS: '300' });
+    // Every call through the queue (no first attempt in the API), which Redis's outage is about.
+    stack = await startTestStack({ REDIS_URL: redis.url, RECONCILE_INTERVAL_MS: '300', API_DELIVERY_CONCURRENCY: '0' });
   }, 60_000);
   afterAll(async () => {
     await stack?.close();
@@ -126,7 +127,8 @@ describe('a Redis that takes connections and never answers', () => {
     redis = await startLocalRedis();
     const url = new URL(redis.url);
     proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port) });
-    api = await startTestApi({ REDIS_URL: `redis://127.0.0.1:${proxy.port}` });
+    // A queued call's enqueue is among what is timed: no first attempt in the API.
+    api = await startTestApi({ REDIS_URL: `redis://127.0.0.1:${proxy.port}`, API_DELIVERY_CONCURRENCY: '0' });
   }, 60_000);
   afterAll(async () => {
     await api?.close();

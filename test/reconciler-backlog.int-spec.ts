@@ -16,7 +16,12 @@ let handler: WebhookHandler;
 beforeAll(async () => {
   redis = await startLocalRedis();
   handler = await new WebhookHandler().start();
-  const env = { REDIS_URL: redis.url, RECONCILE_INTERVAL_MS: String(RECONCILE_INTERVAL_MS) };
+  // Every call goes through the queue (no first attempt in the API): the reconciler's own path.
+  const env = {
+    REDIS_URL: redis.url,
+    RECONCILE_INTERVAL_MS: String(RECONCILE_INTERVAL_MS),
+    API_DELIVERY_CONCURRENCY: '0',
+  };
   stack = await startTestStack(env, { worker: false });
 }, 60_000);
 afterAll(async () => {

@@ -17,8 +17,14 @@ let handler: WebhookHandler;
 beforeAll(async () => {
   redis = await startLocalRedis();
   handler = await new WebhookHandler().start();
-  // One delivery of the app at a time, and no reconciler run but the ones this test makes.
-  const env = { REDIS_URL: redis.url, APP_DELIVERY_CONCURRENCY: '1', RECONCILE_INTERVAL_MS: '600000' };
+  // One delivery of the app at a time, all by the worker (none in the API), and no reconciler run but the ones this
+  // test makes.
+  const env = {
+    REDIS_URL: redis.url,
+    APP_DELIVERY_CONCURRENCY: '1',
+    API_DELIVERY_CONCURRENCY: '0',
+    RECONCILE_INTERVAL_MS: '600000',
+  };
   stack = await startTestStack(env);
 }, 60_000);
 afterAll(async () => {

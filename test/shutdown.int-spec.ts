@@ -25,9 +25,9 @@ afterAll(async () => {
   await fixture?.stop();
 });
 
-async function startApi() {
+async function startApi(overrides: Record<string, string> = {}) {
   const port = await freePort();
-  const api = startAppProcess('api', { ...env, PORT: String(port) });
+  const api = startAppProcess('api', { ...env, PORT: String(port), ...overrides });
   processes.push(api);
   await api.waitForOutput(/Toolgate API on/);
   return { api, request: requester(`http://127.0.0.1:${port}`) };
@@ -62,8 +62,36 @@ describe('SIGTERM', () => {
     expect(api.output()).toMatch(/draining requests in flight/);
   }, 30_000);
 
+  it('lets the API record the first attempts of queued calls it made before it exits', async () => {
+    const { api, request } = await startApi();
+    const ctx = await agentWithTools({ request }, [
+      httpTool({ handler_url: handler.url('/slow-first'), execution_mode: 'background', retry_window: '5m' }),
+    ]);
+    handler.secrets = [ctx.app.webhook_secret];
+    handler.on('/slow-first', () => ({ status: 200, body: 'ok', delayMs: 1500 }));
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const accepted = await request('POST', `${ctx.base}/tool-calls`, {
+        token: ctx.agent,
+        body: { tool: agentFacingName(ctx.app), dialog_id: 'd', arguments: { customer_id: 'c' } },
+      });
+      expect(accepted.status).toBe(202);
+      ids.push(accepted.body.call_id);
+    }
+    // No worker runs: the API itself is making these attempts.
+    await eventually(() => expect(handler.at('/slow-first').length).toBeGreaterThanOrEqual(3), { intervalMs: 10 });
+    const exited = new Promise<number | null>((resolve) => api.child.once('exit', (code) => resolve(code)));
+    api.child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const { rows } = await db.query('SELECT status FROM tool_calls WHERE id = ANY($1)', [ids]);
+    expect(rows.map((r) => r.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+    const attempts = await db.query('SELECT count(*)::int AS n FROM tool_call_attempts WHERE call_id = ANY($1)', [ids]);
+    expect(attempts.rows[0].n).toBe(3);
+  }, 30_000);
+
   it('lets the worker finish and record its attempts in flight before it exits', async () => {
-    const { request } = await startApi();
+    // Every attempt the worker's (no first attempt in the API).
+    const { request } = await startApi({ API_DELIVERY_CONCURRENCY: '0' });
     const worker = startAppProcess('worker', env);
     processes.push(worker);
     await worker.waitForOutput(/Toolgate worker started/);

@@ -13,9 +13,15 @@ let handler: WebhookHandler;
 
 beforeAll(async () => {
   handler = await new WebhookHandler().start();
-  // No worker until a test starts one: accepted calls stay queued, so waits run to their deadline.
+  // No worker until a test starts one, and no first attempt in the API: accepted calls stay queued, so waits run
+  // to their deadline.
   stack = await startTestStack(
-    { AGENT_MAX_CONCURRENT_WAITS: '2', RETRY_TIME_SCALE: '0.01', MCP_WAIT_DEADLINE_S: '5' },
+    {
+      AGENT_MAX_CONCURRENT_WAITS: '2',
+      RETRY_TIME_SCALE: '0.01',
+      MCP_WAIT_DEADLINE_S: '5',
+      API_DELIVERY_CONCURRENCY: '0',
+    },
     { worker: false },
   );
 });

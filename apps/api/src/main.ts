@@ -3,6 +3,7 @@ import '../../../libs/config/src/wasm-tiers.js';
 import { Logger } from '@nestjs/common';
 import type { Server } from 'node:http';
 import { developmentDefaultsInUse, loadEnvOrExit } from '../../../libs/config/src/index.js';
+import { FirstAttempts } from '../../../libs/domain/src/index.js';
 import { logProcessWarnings, releaseHeapWhenIdle } from '../../../libs/observability/src/index.js';
 import { createApiApp } from './create-api-app.js';
 
@@ -19,8 +20,8 @@ await app.listen(env.PORT, '::');
 logger.log(`Toolgate API on ${env.PUBLIC_BASE_URL} (docs: ${env.PUBLIC_BASE_URL}/docs)`);
 releaseHeapWhenIdle();
 
-// SIGTERM: stop accepting, let requests in flight finish (an instant call records its attempt),
-// then close the database and Redis. Nest's own hooks would close them first.
+// SIGTERM: stop accepting, let requests in flight finish (an instant call records its attempt) and the first
+// attempts of queued calls be recorded, then close the database and Redis. Nest's own hooks would close them first.
 let stopping = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.on(signal, () => {
@@ -34,8 +35,14 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     server.close(() => {
       clearTimeout(cut);
       clearInterval(idle);
+      // The first attempts of queued calls this API started after their 202s: recorded before the pools close.
       void app
-        .close()
+        .get(FirstAttempts)
+        .drain(DRAIN_TIMEOUT_MS)
+        .then((left) => {
+          if (left) logger.warn(`${left} first attempts still in flight: the reconciler queues their calls`);
+        })
+        .then(() => app.close())
         .catch(() => undefined) // the HTTP server is already closed
         .finally(() => {
           logger.log('stopped');

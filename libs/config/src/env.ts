@@ -61,6 +61,7 @@ export const EnvSchema = z
     RETRY_TIME_SCALE: z.coerce.number().positive('must be greater than 0').max(1000).default(1),
     WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),
     APP_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(25),
+    API_DELIVERY_CONCURRENCY: z.coerce.number().int().min(0).max(1000).default(50),
     PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
     MCP_CALL_TIMEOUT_S: z.coerce.number().min(1).max(120).default(30),
     MCP_WAIT_DEADLINE_S: z.coerce.number().min(1).max(120).default(120),

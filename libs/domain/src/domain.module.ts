@@ -16,6 +16,7 @@ import { AttemptRecorder } from './calls/attempt-recorder.js';
 import { DeliverAttempt } from './calls/deliver-attempt.use-case.js';
 import { DeliverQueuedAttempt } from './calls/deliver-queued-attempt.use-case.js';
 import { FinishedCalls } from './calls/finished-calls.js';
+import { FirstAttempts } from './calls/first-attempts.js';
 import { ToolCallBodies } from './calls/tool-call-body.js';
 import { AgentToolsets } from './agents/agent-toolsets.js';
 import { CallMcpTool } from './mcp/call-mcp-tool.use-case.js';
@@ -80,6 +81,7 @@ const useCases = [
   FinishedCalls,
   AttemptRecorder,
   DeliverAttempt,
+  FirstAttempts,
   DeliverQueuedAttempt,
   IdempotentRequests,
   AcceptToolCall,

@@ -43,6 +43,7 @@ export * from './calls/call-transitions.js';
 export * from './calls/deliver-attempt.use-case.js';
 export * from './calls/deliver-queued-attempt.use-case.js';
 export * from './calls/finished-calls.js';
+export * from './calls/first-attempts.js';
 export * from './calls/idempotency.js';
 export * from './calls/tool-call-body.js';
 export * from './calls/accept-tool-call.use-case.js';

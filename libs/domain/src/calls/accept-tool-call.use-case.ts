@@ -11,6 +11,7 @@ import { DomainError, assertNoProblems } from '../errors.js';
 import { newId, uuidv7 } from '../ids.js';
 import { attemptDeadline } from './call-transitions.js';
 import { DeliverAttempt } from './deliver-attempt.use-case.js';
+import { FirstAttempts } from './first-attempts.js';
 import { ToolCallBodies } from './tool-call-body.js';
 import { argumentProblems, isNoArguments, normalizeArguments } from './tool-arguments.js';
 
@@ -27,7 +28,7 @@ export interface ToolCallInput {
 /**
  * Accepts an agent's call: finds the tool by its agent-facing name, refuses what cannot run now
  * (409) or invalid arguments (422) before anything is sent, records the call, then delivers it
- * (instant: here, one attempt) or queues it (wait, background).
+ * (instant: here, one attempt) or queues it (wait, background: its first attempt made here while a slot is free).
  */
 @Injectable()
 export class AcceptToolCall {
@@ -40,6 +41,7 @@ export class AcceptToolCall {
     private readonly metrics: Metrics,
     private readonly bodies: ToolCallBodies,
     private readonly mcpArguments: McpArgumentChecks,
+    private readonly firstAttempts: FirstAttempts,
   ) {}
 
   /** `mcp` passes a deadline, progress and cancellation through to an MCP tool. */
@@ -73,7 +75,8 @@ export class AcceptToolCall {
     this.metrics.callsAccepted.inc({ mode: tool.execution_mode, kind: 'http' });
     if (tool.execution_mode === 'instant') return this.deliverNow(draft, target);
     // Built and stored with the call: every attempt sends these bytes, and the worker's claim needs no more.
-    const { bodyEnc } = await this.bodies.build(draft, target.instance);
+    const { body, bodyEnc } = await this.bodies.build(draft, target.instance);
+    if (this.firstAttempts.take(draft.appId)) return this.attemptHere(draft, target, body, bodyEnc);
     const call = await this.calls.create({ bodyEnc, ...draft });
     // The call is stored first: if Redis is away now, the reconciler queues it later.
     await this.queue.enqueueAttempt(call, 1);
@@ -126,6 +129,27 @@ export class AcceptToolCall {
       status: 'in_progress',
     });
     return this.deliverAttempt.execute({ call, app: instance.installation.app, body, n: 1 });
+  }
+
+  /**
+   * A queued call whose first attempt this process makes (FirstAttempts): stored claimed, in progress until the
+   * attempt's deadline. It is answered as queued (the 202), which it is until its attempt starts after the answer.
+   */
+  private async attemptHere(draft: CallDraft, target: AgentTool, body: string, bodyEnc: string): Promise<ToolCall> {
+    let call: ToolCall;
+    try {
+      call = await this.calls.create({
+        bodyEnc,
+        attemptDeadline: attemptDeadline(draft.attemptTimeoutS * 1000),
+        ...draft,
+        status: 'in_progress',
+      });
+    } catch (error) {
+      this.firstAttempts.release(draft.appId);
+      throw error;
+    }
+    this.firstAttempts.start({ call, app: target.instance.installation.app, body, n: 1 });
+    return { ...call, status: 'queued' };
   }
 
   /** An accepted call, due now as attempt 1 of round 1, with a fresh UUIDv7 event id. */

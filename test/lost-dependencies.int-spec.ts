@@ -118,6 +118,47 @@ describe('while Redis is down', () => {
   }, 60_000);
 });
 
+describe('while Redis is down, with a first-attempt slot free in the API', () => {
+  let redis: LocalRedis;
+  let stack: TestStack;
+
+  beforeAll(async () => {
+    redis = await startLocalRedis();
+    // No worker: whatever is delivered, the API delivers.
+    stack = await startTestStack({ REDIS_URL: redis.url }, { worker: false });
+  }, 60_000);
+  afterAll(async () => {
+    await stack?.close();
+    await redis?.stop();
+  });
+
+  it('delivers a background call: the first attempt needs no Redis', async () => {
+    const ctx = await agentWithTools(stack.api, [
+      httpTool({ execution_mode: 'background', retry_window: '5m', handler_url: handler.url('/redis-down/first') }),
+    ]);
+    handler.secrets = [ctx.app.webhook_secret];
+    const call = () =>
+      stack.api.request('POST', `${ctx.base}/tool-calls`, {
+        token: ctx.agent,
+        body: { tool: agentFacingName(ctx.app), dialog_id: 'd', arguments: { customer_id: 'c' } },
+      });
+    // Warm up (connections open, toolset cached) so that what follows measures the outage only.
+    expect((await call()).status).toBe(202);
+    await eventually(() => expect(handler.at('/redis-down/first')).toHaveLength(1));
+
+    await redis.stop();
+    const accepted = await timed(call);
+    expect(accepted.value.status, accepted.value.text).toBe(202);
+    expect(accepted.ms).toBeLessThan(1000);
+    await eventually(async () => {
+      const rows = await stack.api.sql('SELECT status FROM tool_calls WHERE id = $1', [accepted.value.body.call_id]);
+      expect(rows).toEqual([{ status: 'succeeded' }]);
+    });
+    expect(handler.at('/redis-down/first')).toHaveLength(2);
+    await redis.restart();
+  }, 30_000);
+});
+
 describe('a Redis that takes connections and never answers', () => {
   let redis: LocalRedis;
   let proxy: TcpProxy;

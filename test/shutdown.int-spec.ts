@@ -89,6 +89,44 @@ describe('SIGTERM', () => {
     expect(attempts.rows[0].n).toBe(3);
   }, 30_000);
 
+  it('leaves a first attempt cut by SIGKILL to the reconciler: the worker sends it again after its deadline', async () => {
+    const { api, request } = await startApi();
+    const worker = startAppProcess('worker', { ...env, RECONCILE_INTERVAL_MS: '300' });
+    processes.push(worker);
+    await worker.waitForOutput(/Toolgate worker started/);
+    const ctx = await agentWithTools({ request }, [
+      httpTool({
+        handler_url: handler.url('/killed-first'),
+        execution_mode: 'background',
+        retry_window: '5m',
+        attempt_timeout_s: 10,
+      }),
+    ]);
+    handler.secrets = [ctx.app.webhook_secret];
+    handler.on('/killed-first', ({ attempt }) => (attempt === 1 ? { status: 200, hang: true } : { status: 200 }));
+    const accepted = await request('POST', `${ctx.base}/tool-calls`, {
+      token: ctx.agent,
+      body: { tool: agentFacingName(ctx.app), dialog_id: 'd', arguments: { customer_id: 'c' } },
+    });
+    expect(accepted.status).toBe(202);
+    await eventually(() => expect(handler.at('/killed-first')).toHaveLength(1), { intervalMs: 10 });
+    await api.kill('SIGKILL');
+    // In progress until its deadline (10 s timeout + 5 s margin), then queued by the reconciler and sent by the worker.
+    await eventually(
+      async () => {
+        const { rows } = await db.query('SELECT status FROM tool_calls WHERE id = $1', [accepted.body.call_id]);
+        expect(rows[0].status).toBe('succeeded');
+      },
+      { timeoutMs: 25_000, intervalMs: 200 },
+    );
+    expect(handler.at('/killed-first')).toHaveLength(2);
+    const attempts = await db.query('SELECT n, outcome FROM tool_call_attempts WHERE call_id = $1', [
+      accepted.body.call_id,
+    ]);
+    expect(attempts.rows).toEqual([{ n: 1, outcome: 'success' }]);
+    await worker.kill('SIGTERM');
+  }, 40_000);
+
   it('lets the worker finish and record its attempts in flight before it exits', async () => {
     // Every attempt the worker's (no first attempt in the API).
     const { request } = await startApi({ API_DELIVERY_CONCURRENCY: '0' });

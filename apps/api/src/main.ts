@@ -28,6 +28,8 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     if (stopping) return;
     stopping = true;
     logger.log(`${signal}: draining requests in flight`);
+    // From now on queued calls go to the queue; the first attempts this API is making are recorded meanwhile.
+    const firstAttempts = app.get(FirstAttempts).drain(DRAIN_TIMEOUT_MS);
     const server = app.getHttpServer() as Server;
     const cut = setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS);
     // Keep-alive connections turn idle as their requests finish: close them as they do.
@@ -36,9 +38,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       clearTimeout(cut);
       clearInterval(idle);
       // The first attempts of queued calls this API started after their 202s: recorded before the pools close.
-      void app
-        .get(FirstAttempts)
-        .drain(DRAIN_TIMEOUT_MS)
+      void firstAttempts
         .then((left) => {
           if (left) logger.warn(`${left} first attempts still in flight: the reconciler queues their calls`);
         })

@@ -34,8 +34,8 @@ function hotWrites(key: (values: unknown[]) => unknown, another?: BatchOptions<u
  * a running one would mostly carry one item: it starts for a full batch, or once the oldest item has waited 20 ms
  * (a slow statement does not hold the rest). Row 3 of the bench, three pairs: about 3.7 claims per statement
  * before, 6 after; Postgres CPU per queued call 0.47–0.50 → 0.39–0.40 ms, 1,040–1,058 → 1,110–1,144 calls/s. The
- * API's writes come from requests that arrive together, and keep the default (its few records, of instant calls
- * that ran long, share the worker's).
+ * API's writes come from requests that arrive together, and keep the default (its records, of instant calls that
+ * ran long and of the first attempts of queued calls it makes, share the worker's).
  */
 const SPREAD_OUT = { waiting: 25, afterMs: 20 };
 

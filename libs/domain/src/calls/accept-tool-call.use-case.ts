@@ -145,7 +145,7 @@ export class AcceptToolCall {
         status: 'in_progress',
       });
     } catch (error) {
-      this.firstAttempts.release(draft.appId);
+      this.firstAttempts.giveBack(draft.appId);
       throw error;
     }
     this.firstAttempts.start({ call, app: target.instance.installation.app, body, n: 1 });

@@ -21,8 +21,14 @@ function handlers() {
   return { answers, deliver };
 }
 
-const attemptOf = (appId: string) => ({
-  call: { id: `call_${appId}`, appId } as ToolCall,
+/** A call stored just now with its attempt's deadline: 10 s timeout, 5 s margin. */
+const attemptOf = (appId: string, storedAgoMs = 0) => ({
+  call: {
+    id: `call_${appId}`,
+    appId,
+    attemptTimeoutS: 10,
+    attemptDeadline: new Date(Date.now() - storedAgoMs + 15_000),
+  } as ToolCall,
   app: {} as never,
   body: '{}',
   n: 1,
@@ -34,10 +40,10 @@ describe('FirstAttempts', () => {
     const slots = new FirstAttempts(env, handlers().deliver);
     expect([slots.take('a'), slots.take('a'), slots.take('a')]).toEqual([true, true, false]);
     expect([slots.take('b'), slots.take('c')]).toEqual([true, false]);
-    slots.release('a');
+    slots.giveBack('a');
     expect([slots.take('c'), slots.take('a')]).toEqual([true, false]);
-    // A release of an app holding nothing gives back nothing.
-    slots.release('d');
+    // Giving back for an app holding nothing gives back nothing.
+    slots.giveBack('d');
     expect(slots.take('d')).toBe(false);
   });
 
@@ -59,6 +65,31 @@ describe('FirstAttempts', () => {
     expect(await drained).toBe(0);
     // Drained: no more slots are taken, even free ones.
     expect(slots.take('b')).toBe(false);
+  });
+
+  it('makes no attempt for a call stored too late for it, and gives its slot back', async () => {
+    const { answers, deliver } = handlers();
+    const slots = new FirstAttempts({ ...env, API_DELIVERY_CONCURRENCY: 1 }, deliver);
+    slots.take('a');
+    // Storing took 3 s of the 5 s margin: the attempt could outlast the stored deadline.
+    expect(slots.start(attemptOf('a', 3000))).toBe(false);
+    await tick();
+    expect(answers).toHaveLength(0);
+    expect(slots.take('a')).toBe(true);
+    expect(slots.start(attemptOf('a', 2000))).toBe(true);
+  });
+
+  it('waits in a drain for the attempt of a call still being stored', async () => {
+    const { answers, deliver } = handlers();
+    const slots = new FirstAttempts(env, deliver);
+    slots.take('a');
+    const drained = slots.drain(1000);
+    // Taken before the drain, stored after it began: still made, and waited for.
+    slots.start(attemptOf('a'));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(answers).toHaveLength(1);
+    answers[0]();
+    expect(await drained).toBe(0);
   });
 
   it('answers how many attempts a drain left in flight when its time ran out', async () => {

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { ENV, type Env } from '../../../config/src/index.js';
+import { ATTEMPT_DEADLINE_MARGIN_MS } from './call-transitions.js';
 import { DeliverAttempt, type PreparedAttempt } from './deliver-attempt.use-case.js';
 
 /**
@@ -12,12 +13,15 @@ import { DeliverAttempt, type PreparedAttempt } from './deliver-attempt.use-case
  *
  * At most API_DELIVERY_CONCURRENCY in flight per process and APP_DELIVERY_CONCURRENCY of one app, so a handler that
  * hangs fills only its own app's slots; a slot is held until the handler answered. A call that finds no slot free is
- * queued for the worker, whose gate runs it.
+ * queued for the worker, whose gate runs it. The attempt checks what an instant call's does: the agent's toolset as
+ * this process has it cached (reloaded on every change's toolset generation), not a fresh read.
  */
 @Injectable()
 export class FirstAttempts implements OnModuleDestroy {
   private readonly logger = new Logger('FirstAttempts');
   private running = 0;
+  /** Slots taken for calls still being stored: their attempts have not started yet. */
+  private starting = 0;
   private readonly perApp = new Map<string, number>();
   private readonly inFlight = new Set<Promise<void>>();
   private closed = false;
@@ -33,12 +37,19 @@ export class FirstAttempts implements OnModuleDestroy {
     const app = this.perApp.get(appId) ?? 0;
     if (app >= this.env.APP_DELIVERY_CONCURRENCY) return false;
     this.running += 1;
+    this.starting += 1;
     this.perApp.set(appId, app + 1);
     return true;
   }
 
-  /** Gives back a slot: the handler answered, or the call it was taken for was not stored. */
-  release(appId: string): void {
+  /** Gives back a slot taken for a call that was not stored. */
+  giveBack(appId: string): void {
+    this.starting -= 1;
+    this.release(appId);
+  }
+
+  /** Gives back a slot. */
+  private release(appId: string): void {
     const app = this.perApp.get(appId) ?? 0;
     if (app <= 0) return;
     this.running -= 1;
@@ -46,9 +57,22 @@ export class FirstAttempts implements OnModuleDestroy {
     else this.perApp.set(appId, app - 1);
   }
 
-  /** Makes the attempt a slot was taken for, once the answer to its call is written. */
-  start(attempt: Omit<PreparedAttempt, 'handlerDone'>): void {
+  /**
+   * Makes the attempt a slot was taken for, right after the answer to its call is made (the next turn of the event
+   * loop). Not when storing the call took so long that the attempt could outlast the deadline stored with it (half
+   * its margin gone: Postgres was slow): then the slot is given back and the call, in progress until that deadline,
+   * is the reconciler's to queue, so that no second attempt overlaps this one. Answers whether it started.
+   */
+  start(attempt: Omit<PreparedAttempt, 'handlerDone'>): boolean {
     const { call } = attempt;
+    this.starting -= 1;
+    const latestStart =
+      (call.attemptDeadline?.getTime() ?? 0) - call.attemptTimeoutS * 1000 - ATTEMPT_DEADLINE_MARGIN_MS / 2;
+    if (Date.now() > latestStart) {
+      this.release(call.appId);
+      this.logger.warn(`call ${call.id}: stored too late for its first attempt here; the reconciler queues it`);
+      return false;
+    }
     let held = true;
     const handlerDone = () => {
       if (held) this.release(call.appId);
@@ -69,20 +93,29 @@ export class FirstAttempts implements OnModuleDestroy {
         this.inFlight.delete(run);
       });
     this.inFlight.add(run);
+    return true;
   }
 
-  /** Takes no more slots and waits, at most `timeoutMs`, for the attempts in flight; answers how many were left. */
+  /**
+   * Takes no more slots (the calls that come now are queued) and waits, at most `timeoutMs`, for the attempts in
+   * flight and those of calls still being stored; answers how many were left.
+   */
   async drain(timeoutMs: number): Promise<number> {
     this.closed = true;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
-    await Promise.race([Promise.all(this.inFlight), timeout]);
-    clearTimeout(timer);
-    return this.inFlight.size;
+    const until = Date.now() + timeoutMs;
+    while (this.left() > 0 && Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
+    }
+    return this.left();
+  }
+
+  private left(): number {
+    return this.starting + this.inFlight.size;
   }
 
   /** An API closed without SIGTERM's drain (tests, embedding) still records what it started. */
   async onModuleDestroy(): Promise<void> {
+    if (this.closed) return; // drained already, within SIGTERM's own time
     const left = await this.drain(DESTROY_DRAIN_MS);
     if (left) this.logger.warn(`${left} first attempts still in flight: the reconciler queues their calls`);
   }
@@ -90,3 +123,4 @@ export class FirstAttempts implements OnModuleDestroy {
 
 /** How long a closing application waits for first attempts in flight (SIGTERM's drain waits longer, before it). */
 const DESTROY_DRAIN_MS = 10_000;
+const DRAIN_POLL_MS = 10;

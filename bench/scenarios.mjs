@@ -153,6 +153,13 @@ async function until(predicate, everyMs, signal, deadline = Infinity) {
   }
 }
 
+/** How many queued calls' first attempts the API made itself so far (its toolgate_queued_call_first_attempts_total). */
+async function firstAttemptsByApi(stack) {
+  const text = await (await fetch(`${stack.baseUrl}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith('toolgate_queued_call_first_attempts_total{by="api"}'));
+  return line ? Number(line.split(' ').pop()) : 0;
+}
+
 /**
  * Waits until `expected` calls of the app have finished: the handler's count is cheap to poll, Postgres is polled
  * only for the last stretch. Returns {complete, counts, finished}; incomplete once `deadline` (epoch ms) passed.
@@ -320,12 +327,14 @@ export async function queuedThroughput(ctx, run, signal) {
   }
 
   // Toolgate: n POST tool-calls of a background tool (50 clients) until every call is succeeded in Postgres.
+  // The API makes the first attempts it has slots for (API_DELIVERY_CONCURRENCY), the worker the queued ones.
   const path = `/ok/queued-${run}-${randomUUID().slice(0, 8)}`;
   const app = await constructorApp(stack, 'queued', [httpTool('deliver', `${ctx.handler.url}${path}`, 'background')]);
   const agent = await agentWith(stack, app.app, ['deliver']);
   const pool = new Pool(stack.baseUrl, { connections: cfg.clients, keepAliveTimeout: 30_000 });
   try {
     const request = toolCallRequest(agent, `${app.prefix}deliver`, `queued-${run}`);
+    const byApiBefore = await firstAttemptsByApi(stack);
     const rss = sampleRss({ api: stack.api.pid, worker: stack.worker.pid });
     const cpu = cpuProbe(pidsOf(ctx));
     const t0 = now();
@@ -349,6 +358,8 @@ export async function queuedThroughput(ctx, run, signal) {
       );
     if (counts.failed || counts.cancelled)
       notes.push(`Toolgate: ${counts.failed ?? 0} failed, ${counts.cancelled ?? 0} cancelled calls`);
+    const byApi = (await firstAttemptsByApi(stack)) - byApiBefore;
+    notes.push(`Toolgate: the API made ${byApi} of the ${expected} first attempts, the worker the rest`);
     const delivered = (await handlerStats(ctx)).counts[path] ?? 0;
     if (complete && delivered > expected)
       notes.push(`Toolgate: the handler got ${delivered} requests for ${expected} calls (duplicates)`);

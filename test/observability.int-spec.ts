@@ -50,6 +50,8 @@ describe('metrics', () => {
     expect(sample(api.text, 'toolgate_tool_calls_accepted_total', { mode: 'wait', kind: 'http' })).toBe(1);
     expect(sample(api.text, 'toolgate_tool_calls_finished_total', { mode: 'instant', status: 'succeeded' })).toBe(1);
     expect(sample(api.text, 'toolgate_tool_call_attempts_total', { outcome: 'success' })).toBe(1);
+    expect(sample(api.text, 'toolgate_queued_call_first_attempts_total', { by: 'queue' })).toBe(1);
+    expect(sample(api.text, 'toolgate_queued_call_first_attempts_total', { by: 'api' })).toBe(0);
     expect(api.text).toMatch(/^toolgate_queue_jobs\{state="delayed"\} \d+$/m);
     expect(api.text).toMatch(/toolgate_tool_call_attempt_duration_seconds_bucket\{le="0.1",outcome="success"\}/);
 

@@ -53,6 +53,8 @@ describe('first attempts made by the API', () => {
     const detail = await ctx.detail(callId);
     expect(detail.body.attempts).toMatchObject([{ n: 1, outcome: 'success', http_status: 200 }]);
     expect(await jobOf(callId, 1)).toBeUndefined();
+    const metrics = await stack.api.request('GET', '/metrics');
+    expect(metrics.text).toMatch(/^toolgate_queued_call_first_attempts_total\{by="api"\} [1-9]/m);
   });
 
   it("queues a failed first attempt's next one at its offset, and the worker makes it", async () => {

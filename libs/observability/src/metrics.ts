@@ -16,6 +16,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly firstAttempts = new Counter({
+    name: 'toolgate_queued_call_first_attempts_total',
+    help: 'Wait and background calls accepted, by who makes their first attempt: this API (a slot was free) or the queue.',
+    labelNames: ['by'] as const,
+    registers: [this.registry],
+  });
+
   readonly callsFinished = new Counter({
     name: 'toolgate_tool_calls_finished_total',
     help: 'Tool calls that reached a terminal status, by execution mode and status.',

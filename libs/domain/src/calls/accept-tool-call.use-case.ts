@@ -76,7 +76,11 @@ export class AcceptToolCall {
     if (tool.execution_mode === 'instant') return this.deliverNow(draft, target);
     // Built and stored with the call: every attempt sends these bytes, and the worker's claim needs no more.
     const { body, bodyEnc } = await this.bodies.build(draft, target.instance);
-    if (this.firstAttempts.take(draft.appId)) return this.attemptHere(draft, target, body, bodyEnc);
+    if (this.firstAttempts.take(draft.appId)) {
+      this.metrics.firstAttempts.inc({ by: 'api' });
+      return this.attemptHere(draft, target, body, bodyEnc);
+    }
+    this.metrics.firstAttempts.inc({ by: 'queue' });
     const call = await this.calls.create({ bodyEnc, ...draft });
     // The call is stored first: if Redis is away now, the reconciler queues it later.
     await this.queue.enqueueAttempt(call, 1);

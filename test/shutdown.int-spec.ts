@@ -33,6 +33,14 @@ async function startApi(overrides: Record<string, string> = {}) {
   return { api, request: requester(`http://127.0.0.1:${port}`) };
 }
 
+/** The agent calls its one tool. */
+function callTool(request: ReturnType<typeof requester>, ctx: Awaited<ReturnType<typeof agentWithTools>>) {
+  return request('POST', `${ctx.base}/tool-calls`, {
+    token: ctx.agent,
+    body: { tool: agentFacingName(ctx.app), dialog_id: 'd', arguments: { customer_id: 'c' } },
+  });
+}
+
 describe('SIGTERM', () => {
   it('lets the API finish an instant call in flight before it exits', async () => {
     const { api, request } = await startApi();
@@ -44,14 +52,7 @@ describe('SIGTERM', () => {
       headers: { 'content-type': 'application/json' },
       delayMs: 1500,
     }));
-    const pending = request('POST', `${ctx.base}/tool-calls`, {
-      token: ctx.agent,
-      body: {
-        tool: agentFacingName(ctx.app),
-        dialog_id: 'd',
-        arguments: { customer_id: 'c' },
-      },
-    });
+    const pending = callTool(request, ctx);
     await eventually(() => expect(handler.at('/slow-instant').length).toBeGreaterThan(0), { intervalMs: 10 });
     const exited = new Promise<number | null>((resolve) => api.child.once('exit', (code) => resolve(code)));
     api.child.kill('SIGTERM');
@@ -71,10 +72,7 @@ describe('SIGTERM', () => {
     handler.on('/slow-first', () => ({ status: 200, body: 'ok', delayMs: 1500 }));
     const ids: string[] = [];
     for (let i = 0; i < 3; i += 1) {
-      const accepted = await request('POST', `${ctx.base}/tool-calls`, {
-        token: ctx.agent,
-        body: { tool: agentFacingName(ctx.app), dialog_id: 'd', arguments: { customer_id: 'c' } },
-      });
+      const accepted = await callTool(request, ctx);
       expect(accepted.status).toBe(202);
       ids.push(accepted.body.call_id);
     }
@@ -104,10 +102,7 @@ describe('SIGTERM', () => {
     ]);
     handler.secrets = [ctx.app.webhook_secret];
     handler.on('/killed-first', ({ attempt }) => (attempt === 1 ? { status: 200, hang: true } : { status: 200 }));
-    const accepted = await request('POST', `${ctx.base}/tool-calls`, {
-      token: ctx.agent,
-      body: { tool: agentFacingName(ctx.app), dialog_id: 'd', arguments: { customer_id: 'c' } },
-    });
+    const accepted = await callTool(request, ctx);
     expect(accepted.status).toBe(202);
     await eventually(() => expect(handler.at('/killed-first')).toHaveLength(1), { intervalMs: 10 });
     await api.kill('SIGKILL');
@@ -140,14 +135,7 @@ describe('SIGTERM', () => {
     handler.on('/slow-queued', () => ({ status: 200, body: 'ok', delayMs: 1500 }));
     const ids: string[] = [];
     for (let i = 0; i < 5; i += 1) {
-      const accepted = await request('POST', `${ctx.base}/tool-calls`, {
-        token: ctx.agent,
-        body: {
-          tool: agentFacingName(ctx.app),
-          dialog_id: 'd',
-          arguments: { customer_id: 'c' },
-        },
-      });
+      const accepted = await callTool(request, ctx);
       ids.push(accepted.body.call_id);
     }
     await eventually(() => expect(handler.at('/slow-queued').length).toBeGreaterThanOrEqual(5), { intervalMs: 10 });

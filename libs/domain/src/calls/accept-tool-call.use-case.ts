@@ -76,12 +76,9 @@ export class AcceptToolCall {
     if (tool.execution_mode === 'instant') return this.deliverNow(draft, target);
     // Built and stored with the call: every attempt sends these bytes, and the worker's claim needs no more.
     const { body, bodyEnc } = await this.bodies.build(draft, target.instance);
-    if (this.firstAttempts.take(draft.appId)) {
-      this.metrics.firstAttempts.inc({ by: 'api' });
-      return this.attemptHere(draft, target, body, bodyEnc);
-    }
-    this.metrics.firstAttempts.inc({ by: 'queue' });
+    if (this.firstAttempts.take(draft.appId)) return this.attemptHere(draft, target, body, bodyEnc);
     const call = await this.calls.create({ bodyEnc, ...draft });
+    this.metrics.firstAttempts.inc({ by: 'queue' });
     // The call is stored first: if Redis is away now, the reconciler queues it later.
     await this.queue.enqueueAttempt(call, 1);
     return call;
@@ -126,12 +123,7 @@ export class AcceptToolCall {
   private async deliverNow(draft: CallDraft, target: AgentTool): Promise<ToolCall> {
     const instance = target.instance;
     const { body, bodyEnc } = await this.bodies.build(draft, instance);
-    const call = await this.calls.createInstant({
-      bodyEnc,
-      attemptDeadline: attemptDeadline(draft.attemptTimeoutS * 1000),
-      ...draft,
-      status: 'in_progress',
-    });
+    const call = await this.calls.createInstant(inProgress(draft, bodyEnc));
     return this.deliverAttempt.execute({ call, app: instance.installation.app, body, n: 1 });
   }
 
@@ -142,17 +134,14 @@ export class AcceptToolCall {
   private async attemptHere(draft: CallDraft, target: AgentTool, body: string, bodyEnc: string): Promise<ToolCall> {
     let call: ToolCall;
     try {
-      call = await this.calls.create({
-        bodyEnc,
-        attemptDeadline: attemptDeadline(draft.attemptTimeoutS * 1000),
-        ...draft,
-        status: 'in_progress',
-      });
+      call = await this.calls.create(inProgress(draft, bodyEnc));
     } catch (error) {
       this.firstAttempts.giveBack(draft.appId);
       throw error;
     }
-    this.firstAttempts.start({ call, app: target.instance.installation.app, body, n: 1 });
+    // Made here unless storing took too long (then the reconciler queues it): counted as the queue's then.
+    const started = this.firstAttempts.start({ call, app: target.instance.installation.app, body, n: 1 });
+    this.metrics.firstAttempts.inc({ by: started ? 'api' : 'queue' });
     return { ...call, status: 'queued' };
   }
 
@@ -187,4 +176,9 @@ export class AcceptToolCall {
       ...tool,
     };
   }
+}
+
+/** A call stored with its attempt already under way: in progress until the attempt's deadline, with its body. */
+function inProgress(draft: CallDraft, bodyEnc: string): NewToolCall {
+  return { bodyEnc, attemptDeadline: attemptDeadline(draft.attemptTimeoutS * 1000), ...draft, status: 'in_progress' };
 }

@@ -5,9 +5,9 @@ import { DeliverAttempt, type PreparedAttempt } from './deliver-attempt.use-case
 
 /**
  * The first attempt of a queued (wait, background) call, made by the API process that accepted it while it has a
- * free slot. Such a call is stored claimed (in progress until its attempt's deadline) and its attempt starts once
- * the 202 is written: no queue job, no fetch, no claim, so two statements and no Redis round trip instead of three
- * statements and three scripts. The attempt is recorded as the worker records one: a failure queues the next attempt
+ * free slot. Such a call is stored claimed (in progress until its attempt's deadline) and its attempt starts right
+ * after the 202 is made (the next turn of the event loop): no queue job, no fetch, no claim, so two statements
+ * and no Redis round trip instead of three statements and three scripts. The attempt is recorded as the worker records one: a failure queues the next attempt
  * at its offset. Should this process die during it, the reconciler queues the call once its deadline passed, as it
  * does for an attempt a worker lost.
  *

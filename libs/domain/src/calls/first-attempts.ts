@@ -7,9 +7,9 @@ import { DeliverAttempt, type PreparedAttempt } from './deliver-attempt.use-case
  * The first attempt of a queued (wait, background) call, made by the API process that accepted it while it has a
  * free slot. Such a call is stored claimed (in progress until its attempt's deadline) and its attempt starts right
  * after the 202 is made (the next turn of the event loop): no queue job, no fetch, no claim, so two statements
- * and no Redis round trip instead of three statements and three scripts. The attempt is recorded as the worker records one: a failure queues the next attempt
- * at its offset. Should this process die during it, the reconciler queues the call once its deadline passed, as it
- * does for an attempt a worker lost.
+ * and no Redis round trip instead of three statements and three scripts. The attempt is recorded as the worker
+ * records one: a failure queues the next attempt at its offset. Should this process die during it, the reconciler
+ * queues the call once its deadline passed, as it does for an attempt a worker lost.
  *
  * At most API_DELIVERY_CONCURRENCY in flight per process and APP_DELIVERY_CONCURRENCY of one app, so a handler that
  * hangs fills only its own app's slots; a slot is held until the handler answered. A call that finds no slot free is

@@ -6,6 +6,7 @@ export default tseslint.config(
   {
     ignores: [
       'dist/**',
+      'dist-b/**',
       'libs/*/dist/**',
       'node_modules/**',
       'libs/persistence/src/generated/**',

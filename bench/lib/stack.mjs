@@ -121,7 +121,7 @@ async function dropSchema(schema) {
  * Toolgate's API and worker on a fresh schema. `scale` is RETRY_TIME_SCALE.
  * Returns {api, worker, baseUrl, client, db, schema, stop()}.
  */
-export async function startToolgate({ redisUrl, scale = 1, label = 'toolgate', extraEnv = {} }) {
+export async function startToolgate({ redisUrl, scale = 1, label = 'toolgate', extraEnv = {}, dist = 'dist' }) {
   // Pass APP_DELIVERY_CONCURRENCY etc. through extraEnv; the defaults are Toolgate's own.
   await flushRedis(redisUrl);
   const schema = `bench_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
@@ -149,7 +149,7 @@ export async function startToolgate({ redisUrl, scale = 1, label = 'toolgate', e
     ...benchEnv(process.env.BENCH_ENV),
     ...extraEnv,
   };
-  const migrate = spawnSync(process.execPath, [join(ROOT, 'dist/scripts/db-migrate.js')], {
+  const migrate = spawnSync(process.execPath, [join(ROOT, dist, 'scripts/db-migrate.js')], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl },
     encoding: 'utf8',
@@ -167,14 +167,14 @@ export async function startToolgate({ redisUrl, scale = 1, label = 'toolgate', e
           `--cpu-prof-name=${label}-${name}-${Date.now()}.cpuprofile`,
         ]
       : [];
-  const api = start(`${label}-api`, process.execPath, [...profile('api'), join(ROOT, 'dist/apps/api/src/main.js')], {
+  const api = start(`${label}-api`, process.execPath, [...profile('api'), join(ROOT, dist, 'apps/api/src/main.js')], {
     cwd: ROOT,
     env,
   });
   const worker = start(
     `${label}-worker`,
     process.execPath,
-    [...profile('worker'), join(ROOT, 'dist/apps/worker/src/main.js')],
+    [...profile('worker'), join(ROOT, dist, 'apps/worker/src/main.js')],
     { cwd: ROOT, env },
   );
   const baseUrl = `http://127.0.0.1:${port}`;

@@ -154,6 +154,8 @@ describe('the snapshot of an MCP server', () => {
       expect(call.body).toMatchObject({ status: 'succeeded', result_text: 'HI' });
       expect(server.seen.length).toBeGreaterThan(2);
       expect(server.seen.every((value) => value === 'key-123')).toBe(true);
+      // The header that ties a request to its scope inside Toolgate is taken out before the request leaves.
+      expect(server.internal).toEqual([]);
 
       await api.request('PUT', `/v1/apps/${ctx.app.id}/agent-tools`, {
         token: ctx.dev,

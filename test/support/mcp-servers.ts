@@ -134,12 +134,15 @@ export interface AuthCheckingServer {
   url: string;
   /** The auth header values requests carried. */
   seen: string[];
+  /** Names of headers starting `x-toolgate-` that requests carried (Toolgate's own, never meant to be sent). */
+  internal: string[];
   stop(): Promise<void>;
 }
 
 /** A small SDK-built (v2, stateless) MCP server that refuses requests without the expected header. */
 export async function startAuthCheckingServer(headerName: string, expected: string): Promise<AuthCheckingServer> {
   const seen: string[] = [];
+  const internal: string[] = [];
   const inputSchema = fromJsonSchema({ type: 'object', properties: { text: { type: 'string' } }, required: ['text'] });
   const sleepSchema = fromJsonSchema({ type: 'object', properties: { ms: { type: 'number' } }, required: ['ms'] });
   const handler = statelessHandler('auth-checking', (server) => {
@@ -168,13 +171,14 @@ export async function startAuthCheckingServer(headerName: string, expected: stri
   const local = await listenLocal((req, res) => {
     const value = req.headers[headerName.toLowerCase()];
     seen.push(String(value));
+    internal.push(...Object.keys(req.headers).filter((name) => name.startsWith('x-toolgate-')));
     if (value !== expected) {
       res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
       return;
     }
     void handler(req, res);
   });
-  return { ...local, seen };
+  return { ...local, seen, internal };
 }
 
 export interface ChangingServer {

@@ -11,7 +11,7 @@ import { mountOperatorQueueDashboard } from './operators/operator-queue-dashboar
 import { answerBadUrlWithProblem, answerClientErrorWithProblem } from './common/client-error-problem.js';
 import { acceptJsonBodiesOnly } from './common/json-body.js';
 import { describeApi } from './common/openapi.js';
-import { currentRequestId, echoRequestId, logRequests, requestIdOf } from './common/request-logging.js';
+import { echoRequestId, logRequests, requestIdOf } from './common/request-logging.js';
 
 /** Node's own HTTP server timeouts (Fastify's defaults differ): keep-alive 5 s, a whole request 300 s. */
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
@@ -35,7 +35,7 @@ export async function createApiApp(env: Env): Promise<INestApplication> {
     bufferLogs: true,
   });
   const logger = pino(pinoOptions(env, 'api'), logDestination(env));
-  app.useLogger(new JsonLogger(logger, currentRequestId));
+  app.useLogger(new JsonLogger(logger));
   const fastify = app.getHttpAdapter().getInstance();
   echoRequestId(fastify);
   logRequests(fastify, logger);

@@ -1,5 +1,4 @@
 // The fetch Toolgate's MCP client uses: bounded like a handler's answer, no redirects, cut when its request ends.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { STATUS_CODES } from 'node:http';
 import type { Readable } from 'node:stream';
@@ -41,11 +40,22 @@ export class McpRedirectError extends Error {
   }
 }
 
+/** Names a request's scope from the SDK's call to the fetch it makes (its `headers` option); never sent. */
+const SCOPE_HEADER = 'x-toolgate-mcp-scope';
+/** The scopes of the requests in flight, by id. */
+const liveScopes = new Map<string, McpRequestScope>();
+let lastScopeId = 0;
+
 /**
  * One client request (a tool call, a tools/list walk): the streams its responses opened are cut
  * when it ends, and an answer over 1 MiB fails it at once (the SDK would wait for its timeout).
+ * The request passes `headers` to the SDK, which adds them to its POST: that is how the fetch finds the scope.
+ * (Not an AsyncLocalStorage: it turns on Node 20's promise hooks for the whole process, 8-18 % of the API's CPU.)
  */
 export class McpRequestScope {
+  readonly id = String((lastScopeId += 1));
+  /** The request's headers option for the SDK (`client.callTool(params, { headers })`). */
+  readonly headers: Record<string, string> = { [SCOPE_HEADER]: this.id };
   private readonly abort = new AbortController();
   private readonly open = new Set<() => void>();
   private closed = false;
@@ -80,18 +90,33 @@ export class McpRequestScope {
   }
 }
 
-const scopes = new AsyncLocalStorage<McpRequestScope>();
-
 /** Runs one client request in a fresh scope, closing it (cutting its streams) when it settles. */
 export async function withRequestScope<T>(run: (scope: McpRequestScope) => Promise<T>): Promise<T> {
   const scope = new McpRequestScope();
+  liveScopes.set(scope.id, scope);
   try {
-    return await scopes.run(scope, () => run(scope));
+    return await run(scope);
   } catch (error) {
     throw scope.failure ?? error;
   } finally {
+    liveScopes.delete(scope.id);
     scope.close();
   }
+}
+
+/** Whether a request's own headers (the SDK's `headers` option) are none but its scope's. */
+export function namesOnlyScope(headers: Record<string, string> | undefined): boolean {
+  if (headers === undefined) return true;
+  const names = Object.keys(headers);
+  return names.length === 1 && names[0] === SCOPE_HEADER;
+}
+
+/** A request's headers without the scope's, and the scope they named (if it is still in flight). */
+function takeScope(headers: Record<string, string>): { headers: Record<string, string>; scope?: McpRequestScope } {
+  const id = headers[SCOPE_HEADER];
+  if (id === undefined) return { headers };
+  const { [SCOPE_HEADER]: _named, ...rest } = headers;
+  return { headers: rest, scope: liveScopes.get(id) };
 }
 
 /** Statuses whose response has no body (the Response constructor refuses one). */
@@ -158,11 +183,15 @@ function requestHeaders(init: RequestInit['headers']): Record<string, string> {
   return out;
 }
 
-/** An MCP server's answer as undici gives it: status, headers (lower-case names) and the body as a Node stream. */
+/**
+ * An MCP server's answer as undici gives it: status, headers (lower-case names) and the body as a Node stream, with
+ * the scope of the request it answers, if any.
+ */
 export interface BoundedAnswer {
   status: number;
   headers: Dispatcher.ResponseData['headers'];
   body: Readable;
+  scope?: McpRequestScope;
 }
 
 /** A request of Toolgate's MCP client, as `fetch` takes it. */
@@ -184,9 +213,10 @@ export async function boundedRequest(
   init: McpRequestInit | undefined,
   limit = MAX_MCP_ANSWER_BYTES,
 ): Promise<BoundedAnswer> {
+  const { headers: sent, scope } = takeScope(requestHeaders(init?.headers));
   const answer = await request(url, {
     method: init?.method ?? 'GET',
-    headers: requestHeaders(init?.headers),
+    headers: sent,
     body: init?.body ?? null,
     signal: init?.signal ?? undefined,
     dispatcher,
@@ -199,9 +229,9 @@ export async function boundedRequest(
   const declared = Number(headers['content-length']);
   if (declared > limit) {
     discard(answer.body);
-    throw answerTooLarge(scopes.getStore(), declared);
+    throw answerTooLarge(scope, declared);
   }
-  return { status, headers, body: answer.body };
+  return { status, headers, body: answer.body, scope };
 }
 
 /**
@@ -210,11 +240,10 @@ export async function boundedRequest(
  * On stream events, not an async iterator: leaving one early destroys the stream with a new AbortError each time.
  */
 export function readBounded(
-  body: Readable,
+  { body, scope }: Pick<BoundedAnswer, 'body' | 'scope'>,
   onChunk: (chunk: Buffer) => void,
   limit = MAX_MCP_ANSWER_BYTES,
 ): Promise<void> {
-  const scope = scopes.getStore();
   return new Promise<void>((resolve, reject) => {
     let size = 0;
     let settled = false;
@@ -259,13 +288,13 @@ export function readBounded(
 export function boundedFetch(dispatcher: () => Dispatcher, limit = MAX_MCP_ANSWER_BYTES): FetchLike {
   return async (url: string | URL, init?: RequestInit) => {
     const answer = await boundedRequest(dispatcher(), url, init as McpRequestInit | undefined, limit);
-    const { status } = answer;
+    const { status, scope } = answer;
     const headers = new Headers();
     for (const [name, value] of Object.entries(answer.headers)) {
       if (Array.isArray(value)) for (const item of value) headers.append(name, item);
       else if (value !== undefined) headers.set(name, value);
     }
-    const body = NO_BODY.has(status) ? null : boundedBody(answer.body, limit, scopes.getStore());
+    const body = NO_BODY.has(status) ? null : boundedBody(answer.body, limit, scope);
     if (!body) discard(answer.body);
     return new Response(body, { status, statusText: STATUS_CODES[status] ?? '', headers });
   };

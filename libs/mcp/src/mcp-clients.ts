@@ -70,6 +70,7 @@ export class McpClients implements OnApplicationShutdown {
         const listed = await client.listTools(undefined, {
           timeout: CONNECT_TIMEOUT_MS * 3,
           signal: scope.signal,
+          headers: scope.headers,
           cacheMode: 'refresh',
         });
         return listed.tools;
@@ -88,7 +89,13 @@ export class McpClients implements OnApplicationShutdown {
         const signal = options.signal ? AbortSignal.any([options.signal, scope.signal]) : scope.signal;
         return await client.callTool(
           { name, arguments: args },
-          { timeout: options.timeoutMs, signal, onprogress: options.onprogress, resetTimeoutOnProgress: false },
+          {
+            timeout: options.timeoutMs,
+            signal,
+            headers: scope.headers,
+            onprogress: options.onprogress,
+            resetTimeoutOnProgress: false,
+          },
         );
       }),
     );

@@ -9,7 +9,7 @@ import {
   type StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
 import { firstHeader } from '../../outbound-http/src/index.js';
-import { type BoundedAnswer, type McpRequestInit, readBounded } from './bounded-fetch.js';
+import { type BoundedAnswer, type McpRequestInit, namesOnlyScope, readBounded } from './bounded-fetch.js';
 
 /** The first protocol revision of the modern era: its requests carry an envelope only the SDK writes. */
 const FIRST_MODERN_PROTOCOL_VERSION = '2026-07-28';
@@ -36,7 +36,7 @@ export type McpRequester = (url: URL, init: McpRequestInit) => Promise<BoundedAn
  * transport, 0.7-1.1 ms this way (its floor, a plain POST on the session: 0.4-0.5 ms).
  *
  * Plain: a single request on a legacy-era session (protocol before 2026-07-28: no envelope, no per-request
- * headers), without `_meta` (no progress token) and not a resumption. Everything else goes to the SDK.
+ * headers but its scope's), without `_meta` (no progress token) and not a resumption. Everything else goes to the SDK.
  */
 export function sendToolCallsPlainly(transport: StreamableHTTPClientTransport, requester: McpRequester): void {
   const send = transport.send.bind(transport);
@@ -55,7 +55,7 @@ function isPlainToolCall(transport: StreamableHTTPClientTransport, message: unkn
     request.id !== undefined &&
     request.params?._meta === undefined &&
     options?.resumptionToken === undefined &&
-    options?.headers === undefined &&
+    namesOnlyScope(options?.headers) &&
     version !== undefined &&
     version < FIRST_MODERN_PROTOCOL_VERSION
   );
@@ -72,6 +72,7 @@ async function sendPlainly(
   try {
     const headers: Record<string, string> = {};
     (await internals._commonHeaders()).forEach((value, name) => (headers[name] = value));
+    Object.assign(headers, options?.headers); // the request's scope (boundedRequest takes it out)
     headers['content-type'] = 'application/json';
     headers.accept = 'application/json, text/event-stream';
     const transportSignal = internals._abortController?.signal;
@@ -116,7 +117,7 @@ async function sendPlainly(
 
 async function bodyText(answer: BoundedAnswer): Promise<string> {
   const chunks: Buffer[] = [];
-  await readBounded(answer.body, (chunk) => chunks.push(chunk));
+  await readBounded(answer, (chunk) => chunks.push(chunk));
   return Buffer.concat(chunks).toString('utf8');
 }
 
@@ -203,7 +204,7 @@ async function readEvents(
     }
   };
   try {
-    await readBounded(answer.body, onChunk);
+    await readBounded(answer, onChunk);
     resumeOrEnd();
   } catch (error) {
     // Answered, then cut as the request settled: the stream has served its purpose.

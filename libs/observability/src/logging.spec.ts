@@ -44,7 +44,7 @@ describe('logging', () => {
 
   it('takes a message object with a text before the context, and an error, as Nest passes them', () => {
     const { lines, stream } = capture();
-    const logger = new JsonLogger(pino(pinoOptions(parseEnv({}), 'api'), stream), () => 'req-7');
+    const logger = new JsonLogger(pino(pinoOptions(parseEnv({}), 'api'), stream));
     logger.error({ request_id: 'req-1', error: 'boom' }, 'unhandled error', 'Errors');
     logger.warn(new Error('lost'), 'Queue');
     logger.debug('not at this level', 'Queue');
@@ -57,7 +57,7 @@ describe('logging', () => {
       error: 'boom',
       msg: 'unhandled error',
     });
-    expect(JSON.parse(lines[1])).toMatchObject({ level: 40, context: 'Queue', request_id: 'req-7', msg: 'lost' });
+    expect(JSON.parse(lines[1])).toMatchObject({ level: 40, context: 'Queue', msg: 'lost' });
     expect(JSON.parse(lines[2])).toMatchObject({
       level: 50,
       context: 'ExceptionsHandler',

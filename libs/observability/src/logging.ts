@@ -60,14 +60,10 @@ export function logDestination(
 
 /**
  * Nest's logger interface over pino. Nest passes the logger's context last (`new Logger('Errors')`), and a message
- * object may come with a text before it: `warn({ request_id }, 'detail')`. `requestId` names the request being
- * handled, if any (the API's), and every line logged meanwhile carries it.
+ * object may come with a text before it: `warn({ request_id }, 'detail')`.
  */
 export class JsonLogger implements LoggerService {
-  constructor(
-    private readonly logger: pino.Logger,
-    private readonly requestId: () => string | undefined = () => undefined,
-  ) {}
+  constructor(private readonly logger: pino.Logger) {}
 
   log(message: unknown, ...params: unknown[]) {
     this.write('info', message, params);
@@ -92,8 +88,7 @@ export class JsonLogger implements LoggerService {
     if (!this.logger.isLevelEnabled(level)) return;
     const context = params.length > 0 ? params[params.length - 1] : undefined;
     const text = params.slice(0, -1).find((param) => typeof param === 'string');
-    const requestId = this.requestId();
-    const fields: Record<string, unknown> = requestId === undefined ? { context } : { context, request_id: requestId };
+    const fields: Record<string, unknown> = { context };
     if (message instanceof Error) this.logger[level]({ ...fields, err: message }, text ?? message.message);
     else if (typeof message === 'object' && message !== null) this.logger[level]({ ...fields, ...message }, text);
     // Nest's error(message, stack, context): the stack comes along; other levels' extra texts are not logged.

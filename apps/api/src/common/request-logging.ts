@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
@@ -7,13 +6,6 @@ import type pino from 'pino';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
 /** Probes and scrapes: no request log line. */
 const UNLOGGED = new Set(['/health/live', '/health/ready', '/metrics']);
-
-/** The id of the request being handled: every line logged meanwhile carries it (JsonLogger asks). */
-const requestIds = new AsyncLocalStorage<string>();
-
-export function currentRequestId(): string | undefined {
-  return requestIds.getStore();
-}
 
 /** The request's id: the caller's `X-Request-Id` when sane, else a new one (the HTTP server's `genReqId`). */
 export function requestIdOf(req: IncomingMessage): string {
@@ -30,13 +22,14 @@ export function echoRequestId(fastify: FastifyInstance): void {
 }
 
 /**
- * Request logs on Fastify's own hooks: the request's id is the context of everything its handler does (so every
- * line logged meanwhile carries `request_id`), and one line when it is answered, "request completed" (or "request
- * errored" for a 5xx) with the method, path, status and time; credentials are redacted, bodies are never logged.
+ * Request logs on Fastify's own hook: one line when a request is answered, "request completed" (or "request errored"
+ * for a 5xx) with its `request_id`, the method, path, status and time; credentials are redacted, bodies are never
+ * logged. The lines of an internal error name the request too (ProblemDetailsFilter, AgentMcpServers); other lines
+ * logged meanwhile name the call or app they are about, not the request: a context that follows every await
+ * (`AsyncLocalStorage`) turns on Node 20's promise hooks for the whole process, 8-18 % of the API's CPU per
+ * agent call here (bench/ab.mjs).
  */
 export function logRequests(fastify: FastifyInstance, logger: pino.Logger): void {
-  // Fastify keeps the context across reading the body (its parser runs in an AsyncResource of the request).
-  fastify.addHook('onRequest', (request, _reply, done) => requestIds.run(request.id, done));
   fastify.addHook('onResponse', (request, reply, done) => {
     const path = request.url.split('?')[0];
     const failed = reply.statusCode >= 500;

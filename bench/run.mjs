@@ -617,9 +617,20 @@ function obstacles(lines, cpu) {
     if (!known(rate) || !c) continue;
     const parts = CPU_PARTS.filter((p) => known(c[p]) && c[p] > 0).sort((a, b) => c[b] - c[a]);
     const bound = (os.cpus().length * 1000) / c.total;
+    // A Node process runs its JavaScript on one thread: one near a whole core is the limit before the machine is.
+    const oneCore = ['api', 'worker']
+      .filter((p) => known(c[p]) && (c[p] * rate) / 1000 >= 0.85)
+      .map(
+        (p) =>
+          `The ${p} process used ${fmt((c[p] * rate) / 10)} % of one core, and a Node process runs its JavaScript on ` +
+          `one: it is the limit before the machine is. At ${goal.toLocaleString('en-US')}/s it may spend at most ` +
+          `${fmt(1000 / goal)} ms per call (now ${fmt(c[p])}), or run as more processes (any number of each serve). `,
+      )
+      .join('');
     out.push(
       `- **${{ 2: 'Instant throughput (50 clients)', 3: 'Queued throughput (defaults)', '3b': 'Queued throughput with APP_DELIVERY_CONCURRENCY=50' }[id]}**: ${fmt(rate)} calls/s (${fmt(med(id, 'ratio'))}× the floor's ${fmt(med(id, 'floor_rate'))}/s; goal ${goal.toLocaleString('en-US')}/s). ` +
         `The machine was ${fmt(c.machine_busy_pct)} % busy; each call cost ${fmt(c.total)} ms of CPU in all: ${parts.map((p) => `${p.replace('_', ' ')} ${fmt(c[p])}`).join(', ')} (ms). ` +
+        oneCore +
         `At that cost ${os.cpus().length} cores cap the rate near ${fmt(bound)} calls/s, so ` +
         (rate >= goal
           ? 'the goal is met.'

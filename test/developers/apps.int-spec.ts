@@ -414,6 +414,19 @@ describe('agent-tools settings', () => {
       {
         enabled: true,
         mode: 'mcp',
+        mcp: {
+          url: 'https://m.example.com',
+          auth_header_name: 'X-Toolgate-Mcp-Scope',
+          auth_header_value: 'k',
+          auth_header_value_action: 'replace',
+        },
+      },
+      ['mcp.auth_header_name'],
+    ],
+    [
+      {
+        enabled: true,
+        mode: 'mcp',
         mcp: { url: 'https://m.example.com', auth_header_value: 'a\nb', auth_header_value_action: 'replace' },
       },
       ['mcp.auth_header_value'],

@@ -1,4 +1,5 @@
 // The fetch Toolgate's MCP client uses: bounded like a handler's answer, no redirects, cut when its request ends.
+import { randomBytes } from 'node:crypto';
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { STATUS_CODES } from 'node:http';
 import type { Readable } from 'node:stream';
@@ -40,20 +41,24 @@ export class McpRedirectError extends Error {
   }
 }
 
-/** Names a request's scope from the SDK's call to the fetch it makes (its `headers` option); never sent. */
+/**
+ * Names a request's scope from the SDK's call to the fetch it makes (its `headers` option); never sent. No app's
+ * auth header may be called `x-toolgate-*` (isAllowedMcpAuthHeader).
+ */
 const SCOPE_HEADER = 'x-toolgate-mcp-scope';
-/** The scopes of the requests in flight, by id. */
+/** The scopes of the requests in flight, by id: this process's random prefix and a counter, never reused. */
 const liveScopes = new Map<string, McpRequestScope>();
+const SCOPE_ID_PREFIX = `${randomBytes(9).toString('base64url')}.`;
 let lastScopeId = 0;
 
 /**
  * One client request (a tool call, a tools/list walk): the streams its responses opened are cut
  * when it ends, and an answer over 1 MiB fails it at once (the SDK would wait for its timeout).
  * The request passes `headers` to the SDK, which adds them to its POST: that is how the fetch finds the scope.
- * (Not an AsyncLocalStorage: it turns on Node 20's promise hooks for the whole process, 8-18 % of the API's CPU.)
+ * (Not an AsyncLocalStorage: it turns on Node 20's promise hooks for the whole process, 9-18 % of the API's CPU.)
  */
 export class McpRequestScope {
-  readonly id = String((lastScopeId += 1));
+  readonly id = `${SCOPE_ID_PREFIX}${(lastScopeId += 1)}`;
   /** The request's headers option for the SDK (`client.callTool(params, { headers })`). */
   readonly headers: Record<string, string> = { [SCOPE_HEADER]: this.id };
   private readonly abort = new AbortController();
@@ -111,12 +116,21 @@ export function namesOnlyScope(headers: Record<string, string> | undefined): boo
   return names.length === 1 && names[0] === SCOPE_HEADER;
 }
 
-/** A request's headers without the scope's, and the scope they named (if it is still in flight). */
+/**
+ * A request's headers without the scope's, and the scope they named. A request whose scope already ended (its caller
+ * gave up while the SDK prepared it) gets an ended scope: what it opens is cut at once.
+ */
 function takeScope(headers: Record<string, string>): { headers: Record<string, string>; scope?: McpRequestScope } {
   const id = headers[SCOPE_HEADER];
   if (id === undefined) return { headers };
   const { [SCOPE_HEADER]: _named, ...rest } = headers;
-  return { headers: rest, scope: liveScopes.get(id) };
+  return { headers: rest, scope: liveScopes.get(id) ?? endedScope() };
+}
+
+function endedScope(): McpRequestScope {
+  const scope = new McpRequestScope();
+  scope.close();
+  return scope;
 }
 
 /** Statuses whose response has no body (the Response constructor refuses one). */
@@ -247,16 +261,18 @@ export function readBounded(
   return new Promise<void>((resolve, reject) => {
     let size = 0;
     let settled = false;
+    // Set below: a scope that already ended cuts at once, inside `track`, before `track` returns.
+    const tracking: { untrack?: () => unknown } = {};
     const settle = (error?: Error) => {
       if (settled) return;
       settled = true;
-      untrack?.();
+      tracking.untrack?.();
       if (error) {
         discard(body);
         reject(error);
       } else resolve();
     };
-    const untrack = scope?.track(() => settle(new Error('the MCP request ended: its stream was cut')));
+    tracking.untrack = scope?.track(() => settle(new Error('the MCP request ended: its stream was cut')));
     body.on('data', (chunk: Buffer) => {
       if (settled) return;
       size += chunk.byteLength;

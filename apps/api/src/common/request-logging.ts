@@ -26,8 +26,8 @@ export function echoRequestId(fastify: FastifyInstance): void {
  * for a 5xx) with its `request_id`, the method, path, status and time; credentials are redacted, bodies are never
  * logged. The lines of an internal error name the request too (ProblemDetailsFilter, AgentMcpServers); other lines
  * logged meanwhile name the call or app they are about, not the request: a context that follows every await
- * (`AsyncLocalStorage`) turns on Node 20's promise hooks for the whole process, 8-18 % of the API's CPU per
- * agent call here (bench/ab.mjs).
+ * (`AsyncLocalStorage`) turns on Node 20's promise hooks for the whole process, 9-18 % of the API's CPU per
+ * instant call here (bench/ab.mjs).
  */
 export function logRequests(fastify: FastifyInstance, logger: pino.Logger): void {
   fastify.addHook('onResponse', (request, reply, done) => {

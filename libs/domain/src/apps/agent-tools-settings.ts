@@ -21,6 +21,15 @@ export const RESERVED_MCP_HEADERS = [
   'user-agent',
 ] as const;
 
+/** Names Toolgate keeps for its own use inside the process (the MCP client's request scope): never an auth header. */
+export const RESERVED_MCP_HEADER_PREFIX = 'x-toolgate-';
+
+/** Whether an app's MCP auth header may be called `name`. */
+export function isAllowedMcpAuthHeader(name: string): boolean {
+  const lower = name.toLowerCase();
+  return !(RESERVED_MCP_HEADERS as readonly string[]).includes(lower) && !lower.startsWith(RESERVED_MCP_HEADER_PREFIX);
+}
+
 export interface AgentToolsSettings {
   enabled: boolean;
   mode: AgentToolsMode;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import {
   AGENT_TOOLS_MODES,
   AUTH_HEADER_VALUE_ACTIONS,
-  RESERVED_MCP_HEADERS,
+  isAllowedMcpAuthHeader,
   appNameProblem,
 } from '../../../../../libs/domain/src/index.js';
 import { HttpUrl, fixedField, text } from '../../common/field.schemas.js';
@@ -37,8 +37,8 @@ export const PutAgentToolsSchema = z.strictObject({
         .string()
         .regex(HEADER_NAME, 'must be an HTTP header name such as Authorization or X-Api-Key')
         .refine(
-          (name) => !(RESERVED_MCP_HEADERS as readonly string[]).includes(name.toLowerCase()),
-          'is set by the MCP transport itself: choose another header',
+          isAllowedMcpAuthHeader,
+          'is set by the MCP transport or kept by Toolgate (x-toolgate-*): choose another header',
         )
         .optional(),
       auth_header_value: z

@@ -41,11 +41,10 @@ export class McpRedirectError extends Error {
   }
 }
 
-/**
- * Names a request's scope from the SDK's call to the fetch it makes (its `headers` option); never sent. No app's
- * auth header may be called `x-toolgate-*` (isAllowedMcpAuthHeader).
- */
-const SCOPE_HEADER = 'x-toolgate-mcp-scope';
+/** Header names Toolgate's MCP client keeps for itself inside the process: no app's auth header may take one. */
+export const INTERNAL_MCP_HEADER_PREFIX = 'x-toolgate-';
+/** Names a request's scope from the SDK's call to the fetch it makes (its `headers` option); never sent. */
+const SCOPE_HEADER = `${INTERNAL_MCP_HEADER_PREFIX}mcp-scope`;
 /** The scopes of the requests in flight, by id: this process's random prefix and a counter, never reused. */
 const liveScopes = new Map<string, McpRequestScope>();
 const SCOPE_ID_PREFIX = `${randomBytes(9).toString('base64url')}.`;

@@ -1,3 +1,4 @@
+import { INTERNAL_MCP_HEADER_PREFIX } from '../../../mcp/src/index.js';
 import type { App } from '../../../persistence/src/index.js';
 import type { AgentToolsMode } from './app.js';
 
@@ -21,13 +22,10 @@ export const RESERVED_MCP_HEADERS = [
   'user-agent',
 ] as const;
 
-/** Names Toolgate keeps for its own use inside the process (the MCP client's request scope): never an auth header. */
-export const RESERVED_MCP_HEADER_PREFIX = 'x-toolgate-';
-
-/** Whether an app's MCP auth header may be called `name`. */
+/** Whether an app's MCP auth header may be called `name`: not one the transport sets, nor one Toolgate keeps. */
 export function isAllowedMcpAuthHeader(name: string): boolean {
   const lower = name.toLowerCase();
-  return !(RESERVED_MCP_HEADERS as readonly string[]).includes(lower) && !lower.startsWith(RESERVED_MCP_HEADER_PREFIX);
+  return !(RESERVED_MCP_HEADERS as readonly string[]).includes(lower) && !lower.startsWith(INTERNAL_MCP_HEADER_PREFIX);
 }
 
 export interface AgentToolsSettings {

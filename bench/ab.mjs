@@ -3,15 +3,18 @@
 // that both meet the same machine (this VM's speed drifts by a third within minutes: a lever's few percent show only
 // in pairs measured together). Starts one handler and, per build, its own redis-server and Toolgate (fresh schema).
 // Each round sends N calls of MODE (instant: CPU of the API and Postgres until every answer; background: API, worker,
-// Postgres and Redis until the handler has every call) with K in flight to A, then to B (B first in odd rounds).
+// Postgres and Redis until the handler has every call; mcp: server-everything's echo through the REST route, API and
+// Postgres; mcp-agent: the same through the agent's MCP endpoint, K SDK clients) with K in flight to A, then to B (B
+// first in odd rounds).
 // Usage: cp -r dist dist-b, change dist-b (or build another commit into it), then
 //   AB_B=dist-b MODE=instant N=3000 K=20 ROUNDS=8 node bench/ab.mjs
+import { Client as McpClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client, Pool } from 'undici';
 import { CALL_ARGUMENTS } from './lib/body.mjs';
 import { cpuProbe } from './lib/cpu.mjs';
-import { agentWith, constructorApp, httpTool } from './lib/fixtures.mjs';
+import { agentWith, constructorApp, httpTool, mcpApp } from './lib/fixtures.mjs';
 import { killAllSync, stopAll } from './lib/procs.mjs';
-import { startHandler, startRedis, startToolgate } from './lib/stack.mjs';
+import { startEverything, startHandler, startRedis, startToolgate } from './lib/stack.mjs';
 
 const A = process.env.AB_A ?? 'dist';
 const B = process.env.AB_B ?? 'dist-b';
@@ -23,7 +26,10 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 process.on('exit', killAllSync);
 
+const MCP = MODE === 'mcp' || MODE === 'mcp-agent';
+const ECHO = 'hello from the benchmark';
 const handler = await startHandler();
+const everything = MCP ? await startEverything() : null;
 const hc = new Client(handler.url);
 const count = async (path) =>
   JSON.parse(await (await hc.request({ method: 'GET', path: '/_stats' })).body.text()).counts[path] ?? 0;
@@ -32,40 +38,68 @@ async function side(name, dist) {
   const redis = await startRedis();
   const stack = await startToolgate({ redisUrl: redis.url, label: `ab-${name}`, dist });
   const path = `/ok/ab-${name}`;
-  const app = await constructorApp(stack, `ab${name}`, [httpTool('t', `${handler.url}${path}`, MODE)]);
-  const agent = await agentWith(stack, app.app, ['t']);
+  const app = MCP
+    ? await mcpApp(stack, `ab${name}`, everything.url)
+    : await constructorApp(stack, `ab${name}`, [httpTool('t', `${handler.url}${path}`, MODE)]);
+  const tool = MCP ? 'echo' : 't';
+  const agent = await agentWith(stack, app.app, [tool]);
   const pool = new Pool(stack.baseUrl, { connections: K });
   const request = {
     method: 'POST',
     path: `/v1/agents/${agent.agentId}/tool-calls`,
     headers: { 'content-type': 'application/json', authorization: `Bearer ${agent.token}` },
-    body: JSON.stringify({ tool: `${app.prefix}t`, dialog_id: 'ab', arguments: CALL_ARGUMENTS }),
+    body: JSON.stringify({
+      tool: `${app.prefix}${tool}`,
+      dialog_id: 'ab',
+      arguments: MCP ? { message: ECHO } : CALL_ARGUMENTS,
+    }),
+  };
+  const mcpClients =
+    MODE === 'mcp-agent'
+      ? await Promise.all(
+          Array.from({ length: K }, async () => {
+            const client = new McpClient({ name: 'ab', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+            const url = new URL(`${stack.baseUrl}/v1/agents/${agent.agentId}/mcp`);
+            const headers = { authorization: `Bearer ${agent.token}` };
+            await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
+            return client;
+          }),
+        )
+      : [];
+  const callOnce = async (k) => {
+    if (MODE === 'mcp-agent') {
+      const result = await mcpClients[k].callTool({ name: `${app.prefix}${tool}`, arguments: { message: ECHO } });
+      if (result.isError || result.content?.[0]?.text !== `Echo: ${ECHO}`)
+        throw new Error(`${name}: ${JSON.stringify(result)}`);
+      return;
+    }
+    const response = await pool.request(request);
+    const text = await response.body.text();
+    if (response.statusCode >= 300) throw new Error(`${name}: status ${response.statusCode}`);
+    if (MCP && !text.includes('"succeeded"')) throw new Error(`${name}: ${text.slice(0, 300)}`);
   };
   let sent = 0;
   const burst = async (n) => {
     let i = 0;
     await Promise.all(
-      Array.from({ length: K }, async () => {
-        while (i++ < n) {
-          const response = await pool.request(request);
-          await response.body.dump();
-          if (response.statusCode >= 300) throw new Error(`${name}: status ${response.statusCode}`);
-        }
+      Array.from({ length: K }, async (_, k) => {
+        while (i++ < n) await callOnce(k);
       }),
     );
     sent += n;
-    while ((await count(path)) < sent) await sleep(10);
+    if (!MCP) while ((await count(path)) < sent) await sleep(10);
   };
   const pids = { api: stack.api.pid, worker: stack.worker.pid, redis: redis.proc.pid };
   return {
     name,
     stack,
     pool,
+    mcpClients,
     async round() {
       const probe = cpuProbe(pids);
       await burst(N);
       const r = probe.stop(N);
-      const total = MODE === 'instant' ? r.api + r.postgres : r.api + r.worker + r.postgres + r.redis;
+      const total = MODE !== 'background' ? r.api + r.postgres : r.api + r.worker + r.postgres + r.redis;
       return { api: r.api, worker: r.worker, postgres: r.postgres, total, rate: (N / r.wall_ms) * 1000 };
     },
     warm: async () => {
@@ -98,7 +132,7 @@ try {
       `${med('b', 'total')} ms (API ${med('a', 'api')} / ${med('b', 'api')}); median of paired B/A: total ` +
       `${ratio('total').toFixed(3)}, API ${ratio('api').toFixed(3)}, calls/s ${ratio('rate').toFixed(3)}`,
   );
-  for (const s of sides) await s.pool.close();
+  for (const s of sides) await Promise.all([s.pool.close(), ...s.mcpClients.map((c) => c.close())]);
   for (const s of sides) await s.stack.stop();
 } finally {
   await hc.close();

@@ -121,7 +121,13 @@ async function dropSchema(schema) {
  * Toolgate's API and worker on a fresh schema. `scale` is RETRY_TIME_SCALE.
  * Returns {api, worker, baseUrl, client, db, schema, stop()}.
  */
-export async function startToolgate({ redisUrl, scale = 1, label = 'toolgate', extraEnv = {}, dist = 'dist' }) {
+export async function startToolgate({
+  redisUrl,
+  scale = 1,
+  label = 'toolgate',
+  extraEnv = {},
+  dist = process.env.BENCH_DIST ?? 'dist',
+}) {
   // Pass APP_DELIVERY_CONCURRENCY etc. through extraEnv; the defaults are Toolgate's own.
   await flushRedis(redisUrl);
   const schema = `bench_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;

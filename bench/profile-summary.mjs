@@ -74,7 +74,7 @@ if (RESULTS) {
   const path = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
   const previous = existsSync(path) ? readFileSync(path, 'utf8') : '';
   const title = '## Where the CPU goes';
-  const start = previous.indexOf(title);
+  const start = previous.indexOf(`${title}\n`); // not bench/perf-profile.mjs's "## Where the CPU goes: real CPU…"
   const end = start === -1 ? -1 : previous.indexOf('\n## ', start + 1);
   const section =
     `${title}\n\nV8 CPU profiles (\`--cpu-prof\`) of the main stack's API and worker over a \`BENCH_PROFILE=1\` run ` +
@@ -83,7 +83,8 @@ if (RESULTS) {
     `read the shares, not the milliseconds. The sampler counts wall time, so \`writev\`, \`writeBuffer\` and ` +
     `\`writeUtf8String\` include the time a process waited for a core after its write woke the peer on two busy ` +
     `cores: a socket write costs 4–8 µs of CPU here (\`strace -c\`, a loopback micro-benchmark), and the CPU table ` +
-    `above, read from /proc, is the measure of CPU.\n\n${sections.join('\n')}`;
+    `above, read from /proc, is the measure of CPU (and the next section, from \`perf\`, samples real CPU).\n\n` +
+    `${sections.join('\n')}`;
   const next =
     start === -1
       ? `${previous.trimEnd()}\n\n${section}`

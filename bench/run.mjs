@@ -812,12 +812,12 @@ main()
 
 /**
  * The sections other scripts write, kept when this run rewrites RESULTS.md: bench/storage.mjs's (2 million stored
- * calls) and bench/profile-summary.mjs --results's (where the CPU goes).
+ * calls), bench/profile-summary.mjs --results's (where the CPU goes) and bench/perf-profile.mjs --results's.
  */
 function keptSections() {
   const path = join(ROOT, 'bench/RESULTS.md');
   const previous = existsSync(path) ? readFileSync(path, 'utf8') : '';
-  return ['## 2 million stored calls', '## Where the CPU goes']
+  return ['## 2 million stored calls', '## Where the CPU goes\n', '## Where the CPU goes: real CPU samples (perf)']
     .map((title) => {
       const start = previous.indexOf(title);
       if (start === -1) return '';

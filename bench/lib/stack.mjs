@@ -127,6 +127,7 @@ export async function startToolgate({
   label = 'toolgate',
   extraEnv = {},
   dist = process.env.BENCH_DIST ?? 'dist',
+  cwd = ROOT,
 }) {
   // Pass APP_DELIVERY_CONCURRENCY etc. through extraEnv; the defaults are Toolgate's own.
   await flushRedis(redisUrl);
@@ -173,15 +174,16 @@ export async function startToolgate({
           `--cpu-prof-name=${label}-${name}-${Date.now()}.cpuprofile`,
         ]
       : [];
+  // `cwd`: where the processes write what node writes to its working directory (jitdumps of --perf-prof, say).
   const api = start(`${label}-api`, process.execPath, [...profile('api'), join(ROOT, dist, 'apps/api/src/main.js')], {
-    cwd: ROOT,
+    cwd,
     env,
   });
   const worker = start(
     `${label}-worker`,
     process.execPath,
     [...profile('worker'), join(ROOT, dist, 'apps/worker/src/main.js')],
-    { cwd: ROOT, env },
+    { cwd, env },
   );
   const baseUrl = `http://127.0.0.1:${port}`;
   const client = apiClient(baseUrl, { connections: 400 });

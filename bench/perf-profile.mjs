@@ -1,0 +1,235 @@
+#!/usr/bin/env node
+// Diagnostic: where the API's and the worker's CPU goes under a steady load, from Linux `perf` (real CPU samples of
+// every thread, kernel included), not V8's --cpu-prof (a wall-time sampler: it counts a write that waits for a core
+// as time spent in `writev`). For each MODE (instant, background, or mcp: server-everything's echo on the REST route;
+// a comma-separated list runs each on its own stack) it starts one handler, one redis-server and Toolgate (fresh
+// schema) with V8's jitdump (`--perf-prof`), sends calls with K in flight, and after W seconds of warm-up records
+// `perf record -k mono -g` of both processes for D seconds; `perf inject --jit` then names the JavaScript frames.
+// Each sample goes to the nearest JavaScript frame's package or Toolgate file (so a V8 builtin or a C++ binding
+// counts for the code that called it), else to the kernel, the garbage collector or the native code it ran in.
+// Usage: npm run build && MODE=instant,background K=50 D=10 node bench/perf-profile.mjs [--results]
+//   --results: writes the section "Where the CPU goes: real CPU samples (perf)" of bench/RESULTS.md.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
+import { CALL_ARGUMENTS } from './lib/body.mjs';
+import { agentWith, constructorApp, httpTool, mcpApp } from './lib/fixtures.mjs';
+import { killAllSync, stopAll } from './lib/procs.mjs';
+import { startEverything, startHandler, startRedis, startToolgate } from './lib/stack.mjs';
+
+const MODES = (process.env.MODE ?? 'instant').split(',');
+const K = Number(process.env.K ?? 50);
+const D = Number(process.env.D ?? 10);
+const W = Number(process.env.W ?? 15);
+const RESULTS = process.argv.includes('--results');
+const TOP = Number(process.env.PERF_TOP ?? 14);
+
+if (spawnSync('perf', ['--version']).status !== 0) {
+  console.error('bench/perf-profile.mjs needs Linux perf on the PATH (Debian: apt install linux-perf).');
+  process.exit(2);
+}
+if (!MODES.every((mode) => ['instant', 'background', 'mcp'].includes(mode))) {
+  console.error(`MODE must list instant, background or mcp (got "${MODES.join(',')}")`);
+  process.exit(2);
+}
+process.on('exit', killAllSync);
+const dir = mkdtempSync(join(tmpdir(), 'toolgate-perf-'));
+const log = (message) => console.error(`[perf ${new Date().toISOString().slice(11, 19)}] ${message}`);
+
+/** Runs a command to its end; its output when it succeeded, else throws with it. */
+function run(command, args, options = {}) {
+  const result = spawnSync(command, args, { encoding: 'utf8', maxBuffer: 1 << 30, ...options });
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${result.stderr.slice(-2000)}`);
+  return result.stdout;
+}
+
+/** The load: calls of MODE, K in flight, until `stop()`; `count()` says how many were answered. */
+async function startLoad(MODE, stack, handler, everything) {
+  const app =
+    MODE === 'mcp'
+      ? await mcpApp(stack, 'perf', everything.url)
+      : await constructorApp(stack, 'perf', [httpTool('t', `${handler.url}/ok/perf`, MODE)]);
+  const tool = MODE === 'mcp' ? 'echo' : 't';
+  const agent = await agentWith(stack, app.app, [tool]);
+  const pool = new Pool(stack.baseUrl, { connections: K });
+  const request = {
+    method: 'POST',
+    path: `/v1/agents/${agent.agentId}/tool-calls`,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${agent.token}` },
+    body: JSON.stringify({
+      tool: `${app.prefix}${tool}`,
+      dialog_id: 'perf',
+      arguments: MODE === 'mcp' ? { message: 'hello' } : CALL_ARGUMENTS,
+    }),
+  };
+  let answered = 0;
+  let stopped = false;
+  const loops = Array.from({ length: K }, async () => {
+    while (!stopped) {
+      const response = await pool.request(request);
+      await response.body.dump();
+      if (response.statusCode >= 300) throw new Error(`status ${response.statusCode}`);
+      answered += 1;
+    }
+  });
+  return {
+    count: () => answered,
+    async stop() {
+      stopped = true;
+      await Promise.all(loops);
+      await pool.close();
+    },
+  };
+}
+
+/** Where a sample's CPU goes: the nearest JavaScript frame's package or file, else what its leaf ran in. */
+function bucketOf(frames) {
+  const [leaf] = frames;
+  if (leaf.dso.includes('kernel')) return 'kernel (syscalls, loopback TCP, scheduling)';
+  if (/Scaveng|MarkCompact|Marking|Sweep|Evacuat|Heap::|GCTracer|MinorGC|ConcurrentMarking/.test(leaf.symbol)) {
+    return 'V8 garbage collector';
+  }
+  for (const { symbol } of frames) {
+    const js = /^JS:[*^~]?\S* (\S+?):\d+:\d+/.exec(symbol);
+    if (!js) continue;
+    const path = js[1].replace(/^file:\/\//, '');
+    const nm = path.lastIndexOf('/node_modules/');
+    if (nm >= 0) {
+      const parts = path.slice(nm + 14).split('/');
+      return parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
+    }
+    const dist = path.indexOf('/dist/');
+    if (dist >= 0) return `toolgate: ${path.slice(dist + 6).replace(/\.js$/, '')}`;
+    return path;
+  }
+  if (/llhttp|Parser::/.test(leaf.symbol)) return 'node:http parser (llhttp, native)';
+  if (leaf.dso.includes('libc')) return 'libc (no JavaScript caller)';
+  if (/v8::internal::compiler|Turbofan|Maglev|OptimizedCompilationJob/.test(leaf.symbol)) {
+    return 'V8 optimizing compiler (background)';
+  }
+  if (/^(v8::|Builtins?[_:])/.test(leaf.symbol)) return 'V8 runtime and builtins (no JavaScript caller)';
+  if (/^(node::|uv_|uv__)/.test(leaf.symbol)) return 'node and libuv (C++, no JavaScript caller)';
+  return 'native, other (no JavaScript caller)';
+}
+
+/** `perf script` text: samples of each pid, leaf frame first. */
+function* samples(text) {
+  for (const block of text.split('\n\n')) {
+    const lines = block.split('\n').filter((line) => line.trim() !== '');
+    const header = /^\S+\s+(\d+)/.exec(lines[0] ?? '');
+    if (!header || lines.length < 2) continue;
+    const frames = lines.slice(1).map((line) => {
+      const match = /^\s*[0-9a-f]+\s+(.*?)(?:\+0x[0-9a-f]+)?\s+\((.*)\)\s*$/.exec(line);
+      return match ? { symbol: match[1], dso: match[2] } : { symbol: line.trim(), dso: '' };
+    });
+    yield { pid: Number(header[1]), frames };
+  }
+}
+
+const pct = (n, total) => `${((100 * n) / total).toFixed(1).padStart(5)} %`;
+
+function summarize(name, list) {
+  const total = list.length;
+  const buckets = new Map();
+  const leaves = new Map();
+  for (const frames of list) {
+    const bucket = bucketOf(frames);
+    buckets.set(bucket, (buckets.get(bucket) ?? 0) + 1);
+    const leaf = frames[0].symbol.replace(/^JS:[*^~]?/, '');
+    leaves.set(leaf, (leaves.get(leaf) ?? 0) + 1);
+  }
+  const top = (map) =>
+    [...map]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, TOP)
+      .map(([key, n]) => `${pct(n, total)}  ${key.length > 110 ? `${key.slice(0, 107)}...` : key}`)
+      .join('\n');
+  return (
+    `### ${name}: ${total} samples\n\nBy the nearest JavaScript frame's package or Toolgate file (builtins and ` +
+    `bindings count for their caller):\n\n\`\`\`\n${top(buckets)}\n\`\`\`\n\nHottest leaf functions:\n\n` +
+    `\`\`\`\n${top(leaves)}\n\`\`\`\n`
+  );
+}
+
+/** One MODE on its own stack: the section of the report for it. */
+async function profile(MODE) {
+  const handler = await startHandler();
+  const everything = MODE === 'mcp' ? await startEverything() : null;
+  const redis = await startRedis();
+  const stack = await startToolgate({
+    redisUrl: redis.url,
+    label: `perf-${MODE}`,
+    cwd: dir,
+    extraEnv: { NODE_OPTIONS: '--perf-prof --interpreted-frames-native-stack' },
+  });
+  const load = await startLoad(MODE, stack, handler, everything);
+  log(`${MODE}, ${K} in flight: warming up ${W} s, then recording ${D} s`);
+  await new Promise((resolve) => setTimeout(resolve, W * 1000));
+  const before = load.count();
+  const pids = `${stack.api.pid},${stack.worker.pid}`;
+  const perfData = join(dir, `perf-${MODE}.data`);
+  const recorder = spawn('perf', ['record', '-k', 'mono', '-F', '999', '-g', '-p', pids, '-o', perfData], {
+    stdio: 'ignore',
+  });
+  await new Promise((resolve) => setTimeout(resolve, D * 1000));
+  recorder.kill('SIGINT');
+  await new Promise((resolve) => recorder.once('exit', resolve));
+  const calls = load.count() - before;
+  await load.stop();
+  await stack.stop();
+  await stopAll();
+  log(`${calls} calls answered while recording (${(calls / D).toFixed(0)}/s); naming JavaScript frames`);
+  const injected = join(dir, `perf-${MODE}.jit.data`);
+  run('perf', ['inject', '--jit', '-i', perfData, '-o', injected], { cwd: dir });
+  const byPid = new Map();
+  for (const sample of samples(run('perf', ['script', '-i', injected, '-F', 'comm,pid,ip,sym,dso'], { cwd: dir }))) {
+    if (!byPid.has(sample.pid)) byPid.set(sample.pid, []);
+    byPid.get(sample.pid).push(sample.frames);
+  }
+  const sections = [
+    [stack.api.pid, 'API'],
+    [stack.worker.pid, 'worker'],
+  ]
+    .filter(([pid]) => byPid.has(pid))
+    // A process that was nearly idle under this load (the worker under instant calls) says nothing about it.
+    .filter(([pid], _, all) => byPid.get(pid).length * 10 >= Math.max(...all.map(([p]) => byPid.get(p).length)))
+    .map(([pid, name]) => summarize(`${MODE} calls: the ${name}`, byPid.get(pid)));
+  return (
+    `**${MODE} calls**, ${K} in flight: ${(calls / D).toFixed(0)} calls/s while recording ` +
+    `(slowed by the profiler).\n\n` +
+    sections.join('\n')
+  );
+}
+
+let report;
+try {
+  const parts = [];
+  for (const mode of MODES) parts.push(await profile(mode));
+  report =
+    `Written by \`MODE=${MODES.join(',')} K=${K} D=${D} node bench/perf-profile.mjs --results\` on ` +
+    `${new Date().toISOString()}: \`perf record -F 999 -g\` of the API and the worker (all their threads) for ${D} s ` +
+    `of each load, JavaScript frames named by V8's jitdump. Real CPU samples: unlike the V8 profiles of the section ` +
+    `above, a process waiting for a core is not counted.\n\n${parts.join('\n')}`;
+  console.log(report);
+} finally {
+  await stopAll();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+if (RESULTS && report) {
+  const path = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
+  const previous = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  const title = '## Where the CPU goes: real CPU samples (perf)';
+  const start = previous.indexOf(title);
+  const end = start === -1 ? -1 : previous.indexOf('\n## ', start + 1);
+  const section = `${title}\n\n${report}`;
+  const next =
+    start === -1
+      ? `${previous.trimEnd()}\n\n${section}`
+      : `${previous.slice(0, start)}${section}${end === -1 ? '' : previous.slice(end + 1)}`;
+  writeFileSync(path, `${next.trimEnd()}\n`);
+  log(`wrote the section "${title.slice(3)}" of bench/RESULTS.md`);
+}

@@ -9,6 +9,7 @@
 // counts for the code that called it), else to the kernel, the garbage collector or the native code it ran in.
 // Usage: npm run build && MODE=instant,background K=50 D=10 node bench/perf-profile.mjs [--results]
 //   --results: writes the section "Where the CPU goes: real CPU samples (perf)" of bench/RESULTS.md.
+//   PERF_KEEP=file: keeps the samples (`perf script` text, JavaScript frames named) of the last MODE there.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -185,7 +186,9 @@ async function profile(MODE) {
   const injected = join(dir, `perf-${MODE}.jit.data`);
   run('perf', ['inject', '--jit', '-i', perfData, '-o', injected], { cwd: dir });
   const byPid = new Map();
-  for (const sample of samples(run('perf', ['script', '-i', injected, '-F', 'comm,pid,ip,sym,dso'], { cwd: dir }))) {
+  const script = run('perf', ['script', '-i', injected, '-F', 'comm,pid,ip,sym,dso'], { cwd: dir });
+  if (process.env.PERF_KEEP) writeFileSync(process.env.PERF_KEEP, script);
+  for (const sample of samples(script)) {
     if (!byPid.has(sample.pid)) byPid.set(sample.pid, []);
     byPid.get(sample.pid).push(sample.frames);
   }

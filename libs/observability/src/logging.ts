@@ -2,30 +2,7 @@ import pino, { type DestinationStream, type LoggerOptions } from 'pino';
 import pretty from 'pino-pretty';
 import type { LoggerService } from '@nestjs/common';
 import type { Env } from '../../config/src/index.js';
-
-/**
- * Paths pino blanks out wherever they appear in a log object: credentials, secrets and private
- * data never reach a log line, even if some code passes them by mistake.
- */
-export const REDACTED_PATHS = [
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'req.headers["idempotency-key"]',
-  'res.headers["set-cookie"]',
-  'authorization',
-  '*.authorization',
-  'webhook_secret',
-  '*.webhook_secret',
-  'private_data',
-  '*.private_data',
-  'auth_header_value',
-  '*.auth_header_value',
-  '*.*.auth_header_value',
-  'secret',
-  '*.secret',
-  'token',
-  '*.token',
-];
+import { censored } from './log-censor.js';
 
 export function pinoOptions(env: Env, service: 'api' | 'worker'): LoggerOptions {
   return {
@@ -33,7 +10,8 @@ export function pinoOptions(env: Env, service: 'api' | 'worker'): LoggerOptions 
     base: { service },
     messageKey: 'msg',
     timestamp: pino.stdTimeFunctions.isoTime,
-    redact: { paths: REDACTED_PATHS, censor: '[Redacted]' },
+    // Credentials, secrets and private data blanked out at any depth (log-censor.ts), not by pino's `redact` paths.
+    formatters: { log: (fields) => censored(fields) },
   };
 }
 

@@ -12,9 +12,9 @@ import { Client as McpClient, StreamableHTTPClientTransport } from '@modelcontex
 import { Client, Pool } from 'undici';
 import { CALL_ARGUMENTS } from './lib/body.mjs';
 import { cpuProbe } from './lib/cpu.mjs';
-import { agentWith, constructorApp, httpTool, mcpApp } from './lib/fixtures.mjs';
+import { agentWith, constructorApp, httpTool, mcpApp, toolCallRequest } from './lib/fixtures.mjs';
 import { killAllSync, stopAll } from './lib/procs.mjs';
-import { startEverything, startHandler, startRedis, startToolgate } from './lib/stack.mjs';
+import { benchEnv, startEverything, startHandler, startRedis, startToolgate } from './lib/stack.mjs';
 
 const A = process.env.AB_A ?? 'dist';
 const B = process.env.AB_B ?? 'dist-b';
@@ -36,7 +36,9 @@ const count = async (path) =>
 
 async function side(name, dist) {
   const redis = await startRedis();
-  const stack = await startToolgate({ redisUrl: redis.url, label: `ab-${name}`, dist });
+  // AB_ENV_A / AB_ENV_B ('NAME=value,NAME=value'): a setting for one side only (the same build on both, say).
+  const extraEnv = benchEnv(process.env[`AB_ENV_${name.toUpperCase()}`]);
+  const stack = await startToolgate({ redisUrl: redis.url, label: `ab-${name}`, dist, extraEnv });
   const path = `/ok/ab-${name}`;
   const app = MCP
     ? await mcpApp(stack, `ab${name}`, everything.url)
@@ -44,16 +46,7 @@ async function side(name, dist) {
   const tool = MCP ? 'echo' : 't';
   const agent = await agentWith(stack, app.app, [tool]);
   const pool = new Pool(stack.baseUrl, { connections: K });
-  const request = {
-    method: 'POST',
-    path: `/v1/agents/${agent.agentId}/tool-calls`,
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${agent.token}` },
-    body: JSON.stringify({
-      tool: `${app.prefix}${tool}`,
-      dialog_id: 'ab',
-      arguments: MCP ? { message: ECHO } : CALL_ARGUMENTS,
-    }),
-  };
+  const request = toolCallRequest(agent, `${app.prefix}${tool}`, MCP ? { message: ECHO } : CALL_ARGUMENTS);
   const mcpClients =
     MODE === 'mcp-agent'
       ? await Promise.all(

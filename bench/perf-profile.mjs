@@ -17,7 +17,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { CALL_ARGUMENTS } from './lib/body.mjs';
-import { agentWith, constructorApp, httpTool, mcpApp } from './lib/fixtures.mjs';
+import { codeOwnerOf } from './lib/code-owner.mjs';
+import { agentWith, constructorApp, httpTool, mcpApp, toolCallRequest } from './lib/fixtures.mjs';
 import { killAllSync, stopAll } from './lib/procs.mjs';
 import { startEverything, startHandler, startRedis, startToolgate } from './lib/stack.mjs';
 
@@ -56,16 +57,11 @@ async function startLoad(MODE, stack, handler, everything) {
   const tool = MODE === 'mcp' ? 'echo' : 't';
   const agent = await agentWith(stack, app.app, [tool]);
   const pool = new Pool(stack.baseUrl, { connections: K });
-  const request = {
-    method: 'POST',
-    path: `/v1/agents/${agent.agentId}/tool-calls`,
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${agent.token}` },
-    body: JSON.stringify({
-      tool: `${app.prefix}${tool}`,
-      dialog_id: 'perf',
-      arguments: MODE === 'mcp' ? { message: 'hello' } : CALL_ARGUMENTS,
-    }),
-  };
+  const request = toolCallRequest(
+    agent,
+    `${app.prefix}${tool}`,
+    MODE === 'mcp' ? { message: 'hello' } : CALL_ARGUMENTS,
+  );
   let answered = 0;
   let stopped = false;
   const loops = Array.from({ length: K }, async () => {
@@ -95,16 +91,7 @@ function bucketOf(frames) {
   }
   for (const { symbol } of frames) {
     const js = /^JS:[*^~]?\S* (\S+?):\d+:\d+/.exec(symbol);
-    if (!js) continue;
-    const path = js[1].replace(/^file:\/\//, '');
-    const nm = path.lastIndexOf('/node_modules/');
-    if (nm >= 0) {
-      const parts = path.slice(nm + 14).split('/');
-      return parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
-    }
-    const dist = path.indexOf('/dist/');
-    if (dist >= 0) return `toolgate: ${path.slice(dist + 6).replace(/\.js$/, '')}`;
-    return path;
+    if (js) return codeOwnerOf(js[1]);
   }
   if (/llhttp|Parser::/.test(leaf.symbol)) return 'node:http parser (llhttp, native)';
   if (leaf.dso.includes('libc')) return 'libc (no JavaScript caller)';

@@ -6,6 +6,7 @@
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { codeOwnerOf } from './lib/code-owner.mjs';
 
 const dir = fileURLToPath(new URL('./profiles', import.meta.url));
 const RESULTS = process.argv.includes('--results');
@@ -23,15 +24,7 @@ const sections = [];
 
 function bucketOf({ url, functionName }) {
   if (!url) return functionName || '(anonymous native)';
-  const nm = url.lastIndexOf('/node_modules/');
-  if (nm >= 0) {
-    const parts = url.slice(nm + 14).split('/');
-    return parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
-  }
-  const dist = url.indexOf('/dist/');
-  if (dist >= 0) return `toolgate: ${url.slice(dist + 6).replace(/\.js$/, '')}`;
-  if (url.startsWith('node:')) return url;
-  return url.replace(/^file:\/\//, '');
+  return codeOwnerOf(url);
 }
 
 for (const file of files) {

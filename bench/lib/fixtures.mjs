@@ -102,3 +102,13 @@ export async function agentWith(stack, app, toolNames, { projectId, agentId } = 
     instances,
   };
 }
+
+/** The undici request of an agent's REST tool call of `tool` (its agent-facing name) with `args`. */
+export function toolCallRequest(agent, tool, args, dialogId = 'bench') {
+  return {
+    method: 'POST',
+    path: `/v1/agents/${agent.agentId}/tool-calls`,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${agent.token}` },
+    body: JSON.stringify({ tool, dialog_id: dialogId, arguments: args }),
+  };
+}

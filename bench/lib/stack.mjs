@@ -243,7 +243,7 @@ export async function startToolgate({
 }
 
 /** `NAME=value,NAME=value` as an object (values hold no commas). */
-function benchEnv(list) {
+export function benchEnv(list) {
   if (!list) return {};
   return Object.fromEntries(
     list

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { parseEnv } from '../../config/src/index.js';
-import { CENSOR, censored } from './log-censor.js';
+import { CENSOR, CIRCULAR, TOO_DEEP, censored } from './log-censor.js';
 import { pinoOptions } from './logging.js';
 
 function lineOf(fields: object, message = 'event'): Record<string, any> {
@@ -74,10 +74,15 @@ describe('censored', () => {
     });
   });
 
-  it('stops at a depth: a cycle is written by pino as it writes one, not walked forever', () => {
-    const cyclic: Record<string, unknown> = { token: 't' };
+  it('writes an object inside itself as pino would, and nothing past a depth: no censored key escapes either way', () => {
+    const cyclic: Record<string, unknown> = { token: 'cyclic-token', list: [] };
     cyclic.self = cyclic;
-    const line = lineOf({ cyclic });
-    expect(line.cyclic.token).toBe(CENSOR);
+    (cyclic.list as unknown[]).push(cyclic);
+    let deep: Record<string, unknown> = { token: 'deep-token' };
+    for (let i = 0; i < 15; i += 1) deep = { inner: deep };
+    const line = lineOf({ cyclic, deep });
+    expect(line.cyclic).toEqual({ token: CENSOR, list: [CIRCULAR], self: CIRCULAR });
+    expect(JSON.stringify(line)).not.toMatch(/cyclic-token|deep-token/);
+    expect(JSON.stringify(line)).toContain(TOO_DEEP);
   });
 });

@@ -39,8 +39,19 @@ describe('censored', () => {
   });
 
   it('answers the very same object when there is nothing to blank out', () => {
-    const given = { a: { b: [1, { c: 'x' }] }, when: new Date(0) };
+    const given = { a: { b: [1, { c: 'x' }] }, when: new Date(0), bytes: Buffer.from('token') };
     expect(censored(given)).toBe(given);
+  });
+
+  it('blanks out the fields of a class instance too, as the fields pino would write of it', () => {
+    class Settings {
+      constructor(
+        readonly url: string,
+        readonly token: string,
+      ) {}
+    }
+    const line = lineOf({ settings: new Settings('https://m.example.com', 'settings-token') });
+    expect(line.settings).toEqual({ url: 'https://m.example.com', token: CENSOR });
   });
 
   it('keeps an error an error (class, message, stack) with its own fields and its cause censored', () => {

@@ -30,11 +30,12 @@ const path: object[] = [];
 /**
  * `value` with the value of every CENSORED_KEYS key replaced by CENSOR, in plain objects, arrays and errors at any
  * depth; the very same object when it holds none (the common case costs one walk and no copy). A logged object is
- * never changed: what holds such a key is copied. An object inside itself is CIRCULAR, one deeper than MAX_DEPTH
- * TOO_DEEP, so that no key escapes; other objects (Dates, Buffers, class instances) are left to pino.
+ * never changed: what holds such a key is copied (a class instance as the fields pino would write of it). An object
+ * inside itself is CIRCULAR, one deeper than MAX_DEPTH TOO_DEEP, so that no key escapes; what has its own `toJSON`
+ * (Dates, Buffers) and typed arrays are left to pino.
  *
  * pino's own `redact` does this by path; with the paths Toolgate needs at any depth (`*.token`, `*.*.…`) it cost
- * 23-30 µs per request line here, this walk 1-2 µs.
+ * 24-40 µs per request line here, this walk 1-2 µs.
  */
 export function censored<T>(value: T): T {
   return walk(value, 0) as T;
@@ -43,9 +44,15 @@ export function censored<T>(value: T): T {
 function walk(value: unknown, depth: number): unknown {
   if (typeof value !== 'object' || value === null) return value;
   const isError = value instanceof Error;
-  const prototype: unknown = Object.getPrototypeOf(value);
   const isArray = Array.isArray(value);
-  if (!isArray && !isError && prototype !== Object.prototype && prototype !== null) return value;
+  // What writes itself (a Date, a Buffer: `toJSON`) or is bytes is left to pino; any other object is written as
+  // its own enumerable fields, class instances too, so those are walked.
+  if (
+    !isArray &&
+    !isError &&
+    (typeof (value as { toJSON?: unknown }).toJSON === 'function' || ArrayBuffer.isView(value))
+  )
+    return value;
   if (path.includes(value)) return CIRCULAR;
   if (depth > MAX_DEPTH) return TOO_DEEP;
   path.push(value);
@@ -81,7 +88,7 @@ function walkFields(fields: Fields, isError: boolean, depth: number): Fields {
   return copy ?? fields;
 }
 
-/** A copy to censor: a plain object's own fields; an error with its class, message, stack and cause kept. */
+/** A copy to censor: an object's own enumerable fields; an error with its class, message, stack and cause kept. */
 function shellOf(fields: Fields, isError: boolean): Fields {
   if (!isError) return { ...fields };
   const error = fields as unknown as Error;

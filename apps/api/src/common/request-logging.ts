@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type pino from 'pino';
+import { CENSOR } from '../../../../libs/observability/src/index.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
 /** Probes and scrapes: no request log line. */
@@ -43,7 +44,7 @@ export function logRequests(fastify: FastifyInstance, logger: pino.Logger): void
           url: path,
           headers: {
             'user-agent': request.headers['user-agent'],
-            authorization: request.headers.authorization ? '[Redacted]' : undefined,
+            authorization: request.headers.authorization ? CENSOR : undefined,
           },
         },
         res: { statusCode: reply.statusCode },

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Diagnostic: where the API's and the worker's CPU goes under a steady load, from Linux `perf` (real CPU samples of
 // every thread, kernel included), not V8's --cpu-prof (a wall-time sampler: it counts a write that waits for a core
-// as time spent in `writev`). For each MODE (instant, background, or mcp: server-everything's echo on the REST route;
-// a comma-separated list runs each on its own stack) it starts one handler, one redis-server and Toolgate (fresh
+// as time spent in `writev`). For each MODE (instant, background, mcp: server-everything's echo on the REST route, or
+// mcp-agent: the same echo through the agent's MCP endpoint with K SDK clients, row 5's path; a comma-separated list
+// runs each on its own stack) it starts one handler, one redis-server and Toolgate (fresh
 // schema) with V8's jitdump (`--perf-prof`), sends calls with K in flight, and after W seconds of warm-up records
 // `perf record -k mono -g` of both processes for D seconds; `perf inject --jit` then names the JavaScript frames.
 // Each sample goes to the nearest JavaScript frame's package or Toolgate file (so a V8 builtin or a C++ binding
@@ -15,6 +16,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Client as McpClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Pool } from 'undici';
 import { CALL_ARGUMENTS } from './lib/body.mjs';
 import { codeOwnerOf } from './lib/code-owner.mjs';
@@ -33,8 +35,8 @@ if (spawnSync('perf', ['--version']).status !== 0) {
   console.error('bench/perf-profile.mjs needs Linux perf on the PATH (Debian: apt install linux-perf).');
   process.exit(2);
 }
-if (!MODES.every((mode) => ['instant', 'background', 'mcp'].includes(mode))) {
-  console.error(`MODE must list instant, background or mcp (got "${MODES.join(',')}")`);
+if (!MODES.every((mode) => ['instant', 'background', 'mcp', 'mcp-agent'].includes(mode))) {
+  console.error(`MODE must list instant, background, mcp or mcp-agent (got "${MODES.join(',')}")`);
   process.exit(2);
 }
 process.on('exit', killAllSync);
@@ -50,25 +52,26 @@ function run(command, args, options = {}) {
 
 /** The load: calls of MODE, K in flight, until `stop()`; `count()` says how many were answered. */
 async function startLoad(MODE, stack, handler, everything) {
-  const app =
-    MODE === 'mcp'
-      ? await mcpApp(stack, 'perf', everything.url)
-      : await constructorApp(stack, 'perf', [httpTool('t', `${handler.url}/ok/perf`, MODE)]);
-  const tool = MODE === 'mcp' ? 'echo' : 't';
+  const mcp = MODE === 'mcp' || MODE === 'mcp-agent';
+  const app = mcp
+    ? await mcpApp(stack, 'perf', everything.url)
+    : await constructorApp(stack, 'perf', [httpTool('t', `${handler.url}/ok/perf`, MODE)]);
+  const tool = mcp ? 'echo' : 't';
   const agent = await agentWith(stack, app.app, [tool]);
+  const send = MODE === 'mcp-agent' ? await mcpAgentSender(stack, agent, `${app.prefix}${tool}`) : null;
   const pool = new Pool(stack.baseUrl, { connections: K });
-  const request = toolCallRequest(
-    agent,
-    `${app.prefix}${tool}`,
-    MODE === 'mcp' ? { message: 'hello' } : CALL_ARGUMENTS,
-  );
+  const request = toolCallRequest(agent, `${app.prefix}${tool}`, mcp ? { message: 'hello' } : CALL_ARGUMENTS);
   let answered = 0;
   let stopped = false;
-  const loops = Array.from({ length: K }, async () => {
+  const loops = Array.from({ length: K }, async (_, k) => {
     while (!stopped) {
-      const response = await pool.request(request);
-      await response.body.dump();
-      if (response.statusCode >= 300) throw new Error(`status ${response.statusCode}`);
+      if (send) {
+        await send(k);
+      } else {
+        const response = await pool.request(request);
+        await response.body.dump();
+        if (response.statusCode >= 300) throw new Error(`status ${response.statusCode}`);
+      }
       answered += 1;
     }
   });
@@ -78,8 +81,28 @@ async function startLoad(MODE, stack, handler, everything) {
       stopped = true;
       await Promise.all(loops);
       await pool.close();
+      await send?.close();
     },
   };
+}
+
+/** K SDK clients on the agent's MCP endpoint (as row 5's): `send(k)` makes one echo call on the k-th. */
+async function mcpAgentSender(stack, agent, name) {
+  const url = new URL(`${stack.baseUrl}/v1/agents/${agent.agentId}/mcp`);
+  const requestInit = { headers: { authorization: `Bearer ${agent.token}` } };
+  const clients = await Promise.all(
+    Array.from({ length: K }, async () => {
+      const client = new McpClient({ name: 'perf', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+      await client.connect(new StreamableHTTPClientTransport(url, { requestInit }));
+      return client;
+    }),
+  );
+  const send = async (k) => {
+    const result = await clients[k].callTool({ name, arguments: { message: 'hello' } });
+    if (result.isError || result.content?.[0]?.text !== 'Echo: hello') throw new Error(JSON.stringify(result));
+  };
+  send.close = () => Promise.all(clients.map((client) => client.close().catch(() => undefined)));
+  return send;
 }
 
 /** Where a sample's CPU goes: the nearest JavaScript frame's package or file, else what its leaf ran in. */
@@ -145,7 +168,7 @@ function summarize(name, list) {
 /** One MODE on its own stack: the section of the report for it. */
 async function profile(MODE) {
   const handler = await startHandler();
-  const everything = MODE === 'mcp' ? await startEverything() : null;
+  const everything = MODE.startsWith('mcp') ? await startEverything() : null;
   const redis = await startRedis();
   const stack = await startToolgate({
     redisUrl: redis.url,

@@ -114,6 +114,13 @@ async function withTimeout(fn, ms) {
 
 const results = {};
 
+/** BENCH_LOG_RUNS=1: each run's figures (numbers only) in the log, to follow a row across its runs. */
+function runMetrics(metrics) {
+  if (process.env.BENCH_LOG_RUNS !== '1') return '';
+  const numbers = Object.entries(metrics).filter(([, value]) => typeof value === 'number');
+  return `: ${numbers.map(([key, value]) => `${key} ${Number(value.toPrecision(3))}`).join(', ')}`;
+}
+
 /**
  * Runs `fn` `runs` times; returns false when the row failed or timed out (its stack is then
  * suspect). A run that returns `dirty` (work left in flight) gets `restart()` before the next one.
@@ -138,7 +145,7 @@ async function runRow(id, title, fn, { runs = cfg.runs, restart } = {}) {
       row.runs.push(outcome.value.metrics);
       row.dirty = Boolean(outcome.value.dirty);
       for (const note of outcome.value.notes ?? []) row.notes.push(`run ${run}: ${note}`);
-      log(`row ${id}: run ${run} done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      log(`row ${id}: run ${run} done in ${((Date.now() - t0) / 1000).toFixed(1)} s${runMetrics(outcome.value.metrics)}`);
     } catch (error) {
       row.notes.push(`run ${run} failed: ${error.message.split('\n')[0].slice(0, 300)}`);
       row.failed = true;

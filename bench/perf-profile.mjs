@@ -3,11 +3,12 @@
 // every thread, kernel included), not V8's --cpu-prof (a wall-time sampler: it counts a write that waits for a core
 // as time spent in `writev`). For each MODE (instant, background, mcp: server-everything's echo on the REST route, or
 // mcp-agent: the same echo through the agent's MCP endpoint with K SDK clients, row 5's path; a comma-separated list
-// runs each on its own stack) it starts one handler, one redis-server and Toolgate (fresh
-// schema) with V8's jitdump (`--perf-prof`), sends calls with K in flight, and after W seconds of warm-up records
-// `perf record -k mono -g` of both processes for D seconds; `perf inject --jit` then names the JavaScript frames.
-// Each sample goes to the nearest JavaScript frame's package or Toolgate file (so a V8 builtin or a C++ binding
-// counts for the code that called it), else to the kernel, the garbage collector or the native code it ran in.
+// runs each on its own stack) it starts one handler, one redis-server and Toolgate (fresh schema) with V8's jitdump
+// (`--perf-prof`), sends calls with K in flight, and after W seconds of warm-up records `perf record -k mono -g` of
+// both processes and of every Postgres process for D seconds; `perf inject --jit` then names the JavaScript frames.
+// Each sample of the API or the worker goes to the nearest JavaScript frame's package or Toolgate file (so a V8
+// builtin or a C++ binding counts for the code that called it), else to the kernel, the garbage collector or the
+// native code it ran in; each Postgres sample to what it was doing (POSTGRES_WORK: index writes, commits...).
 // Usage: npm run build && MODE=instant,background K=50 D=10 node bench/perf-profile.mjs [--results]
 //   --results: writes the section "Where the CPU goes: real CPU samples (perf)" of bench/RESULTS.md.
 //   PERF_KEEP=file: keeps the samples (`perf script` text, JavaScript frames named) of the last MODE there.
@@ -165,6 +166,58 @@ function summarize(name, list) {
   );
 }
 
+/** The machine's Postgres processes: pid → what it is (`postgres: walwriter`, a backend's `user db host state`). */
+function postgresProcesses() {
+  const out = spawnSync('ps', ['-C', 'postgres', '-o', 'pid=,args='], { encoding: 'utf8' }).stdout ?? '';
+  const processes = new Map();
+  for (const line of out.split('\n')) {
+    const match = /^\s*(\d+)\s+(.*)$/.exec(line);
+    if (match) processes.set(Number(match[1]), match[2]);
+  }
+  return processes;
+}
+
+/**
+ * What a Postgres sample was doing, by the first of these found anywhere on its stack, in this order of precedence
+ * (an index scan inside a foreign-key check counts for the check). Postgres's own symbols: Debian's build
+ * keeps the exported ones, and these are.
+ */
+const POSTGRES_WORK = [
+  ['commit: the WAL flushed to disk (fdatasync)', /XLogFlush|issue_xlog_fsync|fdatasync/],
+  ['foreign-key checks', /RI_FKey|ri_PerformCheck|AfterTriggerEndQuery|SPI_execute/],
+  ['index entries written (inserts, non-HOT updates)', /ExecInsertIndexTuples|btinsert|_bt_doinsert/],
+  ['index lookups', /index_getnext|btgettuple|_bt_first|index_fetch_heap/],
+  ['rows inserted and updated, other (heap, constraints)', /heap_insert|heap_update|ExecUpdate|ExecInsert/],
+  ['plan cache and planning', /GetCachedPlan|BuildCachedPlan|pg_plan_quer|standard_planner/],
+  ['parse, bind, describe', /exec_parse_message|exec_bind_message|exec_describe|raw_parser/],
+  ['commit and transaction, other', /CommitTransaction|StartTransaction|RecordTransactionCommit/],
+  ['executor, other', /standard_Executor|ExecInitNode|ExecScan|ExecProcNode|ExecutePlan/],
+  ['the client protocol (reading, sending)', /pq_getbyte|pq_getmessage|pq_flush|secure_read|secure_write|printtup/],
+];
+
+function postgresWorkOf(frames) {
+  for (const [name, pattern] of POSTGRES_WORK) if (frames.some((frame) => pattern.test(frame.symbol))) return name;
+  return frames[0].dso.includes('kernel') ? 'kernel, other (scheduling, waiting)' : 'other';
+}
+
+/** The Postgres processes' samples: by what they did, and by process (backends, WAL writer, checkpointer...). */
+function summarizePostgres(MODE, list, processes, byPid) {
+  const count = (pairs) => {
+    const map = new Map();
+    for (const key of pairs) map.set(key, (map.get(key) ?? 0) + 1);
+    return [...map].sort((a, b) => b[1] - a[1]);
+  };
+  const lines = (rows) => rows.map(([key, n]) => `${pct(n, list.length)}  ${key}`).join('\n');
+  const role = (args) => (/^postgres: \S+ \S+ \S+ /.test(args) ? "backends (the clients' connections)" : args);
+  const byRole = count([...processes].flatMap(([pid, args]) => (byPid.get(pid) ?? []).map(() => role(args))));
+  return (
+    `### ${MODE} calls: Postgres (every postgres process): ${list.length} samples\n\nBy what the sample was ` +
+    `doing (the first match up its stack, in the order of bench/perf-profile.mjs's POSTGRES_WORK):\n\n` +
+    `\`\`\`\n${lines(count(list.map(postgresWorkOf)))}\n\`\`\`\n\nBy process:\n\n` +
+    `\`\`\`\n${lines(byRole)}\n\`\`\`\n`
+  );
+}
+
 /** One MODE on its own stack: the section of the report for it. */
 async function profile(MODE) {
   const handler = await startHandler();
@@ -180,7 +233,10 @@ async function profile(MODE) {
   log(`${MODE}, ${K} in flight: warming up ${W} s, then recording ${D} s`);
   await new Promise((resolve) => setTimeout(resolve, W * 1000));
   const before = load.count();
-  const pids = `${stack.api.pid},${stack.worker.pid}`;
+  // Every Postgres process on the machine, as the CPU table of run.mjs counts them (Toolgate's backends and the
+  // WAL writer, checkpointer and autovacuum), named by what `ps` says each one is.
+  const postgres = postgresProcesses();
+  const pids = [stack.api.pid, stack.worker.pid, ...postgres.keys()].join(',');
   const perfData = join(dir, `perf-${MODE}.data`);
   const recorder = spawn('perf', ['record', '-k', 'mono', '-F', '999', '-g', '-p', pids, '-o', perfData], {
     stdio: 'ignore',
@@ -210,6 +266,8 @@ async function profile(MODE) {
     // A process that was nearly idle under this load (the worker under instant calls) says nothing about it.
     .filter(([pid], _, all) => byPid.get(pid).length * 10 >= Math.max(...all.map(([p]) => byPid.get(p).length)))
     .map(([pid, name]) => summarize(`${MODE} calls: the ${name}`, byPid.get(pid)));
+  const postgresSamples = [...postgres.keys()].flatMap((pid) => byPid.get(pid) ?? []);
+  if (postgresSamples.length) sections.push(summarizePostgres(MODE, postgresSamples, postgres, byPid));
   return (
     `**${MODE} calls**, ${K} in flight: ${(calls / D).toFixed(0)} calls/s while recording ` +
     `(slowed by the profiler).\n\n` +

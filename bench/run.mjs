@@ -145,7 +145,9 @@ async function runRow(id, title, fn, { runs = cfg.runs, restart } = {}) {
       row.runs.push(outcome.value.metrics);
       row.dirty = Boolean(outcome.value.dirty);
       for (const note of outcome.value.notes ?? []) row.notes.push(`run ${run}: ${note}`);
-      log(`row ${id}: run ${run} done in ${((Date.now() - t0) / 1000).toFixed(1)} s${runMetrics(outcome.value.metrics)}`);
+      log(
+        `row ${id}: run ${run} done in ${((Date.now() - t0) / 1000).toFixed(1)} s${runMetrics(outcome.value.metrics)}`,
+      );
     } catch (error) {
       row.notes.push(`run ${run} failed: ${error.message.split('\n')[0].slice(0, 300)}`);
       row.failed = true;

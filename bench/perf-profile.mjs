@@ -281,9 +281,9 @@ try {
   for (const mode of MODES) parts.push(await profile(mode));
   report =
     `Written by \`MODE=${MODES.join(',')} K=${K} D=${D} node bench/perf-profile.mjs --results\` on ` +
-    `${new Date().toISOString()}: \`perf record -F 999 -g\` of the API and the worker (all their threads) for ${D} s ` +
-    `of each load, JavaScript frames named by V8's jitdump. Real CPU samples: unlike the V8 profiles of the section ` +
-    `above, a process waiting for a core is not counted.\n\n${parts.join('\n')}`;
+    `${new Date().toISOString()}: \`perf record -F 999 -g\` of the API, the worker (all their threads) and every ` +
+    `Postgres process for ${D} s of each load, JavaScript frames named by V8's jitdump. Real CPU samples: unlike the ` +
+    `V8 profiles of the section above, a process waiting for a core is not counted.\n\n${parts.join('\n')}`;
   console.log(report);
 } finally {
   await stopAll();

@@ -212,7 +212,7 @@ function summarizePostgres(MODE, list, processes, byPid) {
   const byRole = count([...processes].flatMap(([pid, args]) => (byPid.get(pid) ?? []).map(() => role(args))));
   return (
     `### ${MODE} calls: Postgres (every postgres process): ${list.length} samples\n\nBy what the sample was ` +
-    `doing (the first match up its stack, in the order of bench/perf-profile.mjs's POSTGRES_WORK):\n\n` +
+    `doing (the first of bench/perf-profile.mjs's POSTGRES_WORK found on its stack):\n\n` +
     `\`\`\`\n${lines(count(list.map(postgresWorkOf)))}\n\`\`\`\n\nBy process:\n\n` +
     `\`\`\`\n${lines(byRole)}\n\`\`\`\n`
   );

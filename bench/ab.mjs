@@ -8,11 +8,10 @@
 // first in odd rounds).
 // Usage: cp -r dist dist-b, change dist-b (or build another commit into it), then
 //   AB_B=dist-b MODE=instant N=3000 K=20 ROUNDS=8 node bench/ab.mjs
-import { Client as McpClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client, Pool } from 'undici';
 import { CALL_ARGUMENTS } from './lib/body.mjs';
 import { cpuProbe } from './lib/cpu.mjs';
-import { agentWith, constructorApp, httpTool, mcpApp, toolCallRequest } from './lib/fixtures.mjs';
+import { agentMcpClient, echoOnce, loadTarget, toolCallRequest } from './lib/fixtures.mjs';
 import { killAllSync, stopAll } from './lib/procs.mjs';
 import { benchEnv, startEverything, startHandler, startRedis, startToolgate } from './lib/stack.mjs';
 
@@ -40,32 +39,16 @@ async function side(name, dist) {
   const extraEnv = benchEnv(process.env[`AB_ENV_${name.toUpperCase()}`]);
   const stack = await startToolgate({ redisUrl: redis.url, label: `ab-${name}`, dist, extraEnv });
   const path = `/ok/ab-${name}`;
-  const app = MCP
-    ? await mcpApp(stack, `ab${name}`, everything.url)
-    : await constructorApp(stack, `ab${name}`, [httpTool('t', `${handler.url}${path}`, MODE)]);
-  const tool = MCP ? 'echo' : 't';
-  const agent = await agentWith(stack, app.app, [tool]);
+  const { agent, tool } = await loadTarget(stack, `ab${name}`, MODE, {
+    handlerUrl: `${handler.url}${path}`,
+    everythingUrl: everything?.url,
+  });
   const pool = new Pool(stack.baseUrl, { connections: K });
-  const request = toolCallRequest(agent, `${app.prefix}${tool}`, MCP ? { message: ECHO } : CALL_ARGUMENTS);
+  const request = toolCallRequest(agent, tool, MCP ? { message: ECHO } : CALL_ARGUMENTS);
   const mcpClients =
-    MODE === 'mcp-agent'
-      ? await Promise.all(
-          Array.from({ length: K }, async () => {
-            const client = new McpClient({ name: 'ab', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
-            const url = new URL(`${stack.baseUrl}/v1/agents/${agent.agentId}/mcp`);
-            const headers = { authorization: `Bearer ${agent.token}` };
-            await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
-            return client;
-          }),
-        )
-      : [];
+    MODE === 'mcp-agent' ? await Promise.all(Array.from({ length: K }, () => agentMcpClient(stack, agent))) : [];
   const callOnce = async (k) => {
-    if (MODE === 'mcp-agent') {
-      const result = await mcpClients[k].callTool({ name: `${app.prefix}${tool}`, arguments: { message: ECHO } });
-      if (result.isError || result.content?.[0]?.text !== `Echo: ${ECHO}`)
-        throw new Error(`${name}: ${JSON.stringify(result)}`);
-      return;
-    }
+    if (MODE === 'mcp-agent') return echoOnce(mcpClients[k], tool, ECHO);
     const response = await pool.request(request);
     const text = await response.body.text();
     if (response.statusCode >= 300) throw new Error(`${name}: status ${response.statusCode}`);

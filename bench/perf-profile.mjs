@@ -17,11 +17,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client as McpClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Pool } from 'undici';
 import { CALL_ARGUMENTS } from './lib/body.mjs';
 import { codeOwnerOf } from './lib/code-owner.mjs';
-import { agentWith, constructorApp, httpTool, mcpApp, toolCallRequest } from './lib/fixtures.mjs';
+import { agentMcpClient, echoOnce, loadTarget, toolCallRequest } from './lib/fixtures.mjs';
 import { killAllSync, stopAll } from './lib/procs.mjs';
 import { startEverything, startHandler, startRedis, startToolgate } from './lib/stack.mjs';
 
@@ -53,21 +52,21 @@ function run(command, args, options = {}) {
 
 /** The load: calls of MODE, K in flight, until `stop()`; `count()` says how many were answered. */
 async function startLoad(MODE, stack, handler, everything) {
-  const mcp = MODE === 'mcp' || MODE === 'mcp-agent';
-  const app = mcp
-    ? await mcpApp(stack, 'perf', everything.url)
-    : await constructorApp(stack, 'perf', [httpTool('t', `${handler.url}/ok/perf`, MODE)]);
-  const tool = mcp ? 'echo' : 't';
-  const agent = await agentWith(stack, app.app, [tool]);
-  const send = MODE === 'mcp-agent' ? await mcpAgentSender(stack, agent, `${app.prefix}${tool}`) : null;
+  const everythingUrl = everything?.url;
+  const { agent, tool } = await loadTarget(stack, 'perf', MODE, {
+    handlerUrl: `${handler.url}/ok/perf`,
+    everythingUrl,
+  });
+  const mcpClients =
+    MODE === 'mcp-agent' ? await Promise.all(Array.from({ length: K }, () => agentMcpClient(stack, agent))) : [];
   const pool = new Pool(stack.baseUrl, { connections: K });
-  const request = toolCallRequest(agent, `${app.prefix}${tool}`, mcp ? { message: 'hello' } : CALL_ARGUMENTS);
+  const request = toolCallRequest(agent, tool, everything ? { message: 'hello' } : CALL_ARGUMENTS);
   let answered = 0;
   let stopped = false;
   const loops = Array.from({ length: K }, async (_, k) => {
     while (!stopped) {
-      if (send) {
-        await send(k);
+      if (mcpClients.length) {
+        await echoOnce(mcpClients[k], tool, 'hello');
       } else {
         const response = await pool.request(request);
         await response.body.dump();
@@ -82,28 +81,9 @@ async function startLoad(MODE, stack, handler, everything) {
       stopped = true;
       await Promise.all(loops);
       await pool.close();
-      await send?.close();
+      await Promise.all(mcpClients.map((client) => client.close().catch(() => undefined)));
     },
   };
-}
-
-/** K SDK clients on the agent's MCP endpoint (as row 5's): `send(k)` makes one echo call on the k-th. */
-async function mcpAgentSender(stack, agent, name) {
-  const url = new URL(`${stack.baseUrl}/v1/agents/${agent.agentId}/mcp`);
-  const requestInit = { headers: { authorization: `Bearer ${agent.token}` } };
-  const clients = await Promise.all(
-    Array.from({ length: K }, async () => {
-      const client = new McpClient({ name: 'perf', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
-      await client.connect(new StreamableHTTPClientTransport(url, { requestInit }));
-      return client;
-    }),
-  );
-  const send = async (k) => {
-    const result = await clients[k].callTool({ name, arguments: { message: 'hello' } });
-    if (result.isError || result.content?.[0]?.text !== 'Echo: hello') throw new Error(JSON.stringify(result));
-  };
-  send.close = () => Promise.all(clients.map((client) => client.close().catch(() => undefined)));
-  return send;
 }
 
 /** Where a sample's CPU goes: the nearest JavaScript frame's package or file, else what its leaf ran in. */

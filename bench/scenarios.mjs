@@ -2,13 +2,12 @@
 // and returns {metrics: {name: number | object}, notes: [string]}. run.mjs repeats them and
 // reports medians with the spread.
 import { randomUUID } from 'node:crypto';
-import { Client as McpClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { Client, Pool } from 'undici';
 import { CALL_ARGUMENTS, WEBHOOK_BODY } from './lib/body.mjs';
 import { cpuProbe } from './lib/cpu.mjs';
-import { agentWith, constructorApp, httpTool, mcpApp } from './lib/fixtures.mjs';
+import { agentWith, constructorApp, httpTool, mcpApp, mcpConnect } from './lib/fixtures.mjs';
 import { rssMiB, sampleRss } from './lib/procs.mjs';
 import { percentile } from './lib/stats.mjs';
 
@@ -596,12 +595,6 @@ export async function scheduleAccuracy(ctx, run, signal, { rate } = {}) {
 
 // ---------------------------------------------------------------------------------------------
 // 5. MCP proxy
-
-async function mcpConnect(url, headers = {}) {
-  const client = new McpClient({ name: 'toolgate-bench', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
-  return client;
-}
 
 async function mcpCalls(client, name, warmup, n, signal) {
   const latencies = new Float64Array(n);

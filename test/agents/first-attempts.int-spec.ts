@@ -62,7 +62,12 @@ describe('first attempts made by the API', () => {
     handler.on(ctx.path, ({ attempt }) => (attempt === 1 ? { status: 503, body: 'busy' } : { status: 200 }));
     const callId = (await ctx.call()).body.call_id;
     await eventually(async () => expect(await rowOf(callId)).toEqual({ status: 'queued', next_attempt_n: 2 }));
-    const job = await jobOf(callId, 2);
+    // The row's commit comes before the job is added (a crash between them is the reconciler's): wait for both.
+    const job = await eventually(async () => {
+      const queued = await jobOf(callId, 2);
+      expect(queued).toBeDefined();
+      return queued;
+    });
     expect(job?.opts.delay).toBeGreaterThan(0);
     expect(await jobOf(callId, 1)).toBeUndefined();
 

@@ -50,7 +50,8 @@ describe('the worker', () => {
 
   it('process exits 1 saying why when a job name of the build has no processor', async () => {
     const worker = startAppProcess('worker', { ...workerEnv(), NODE_OPTIONS: `--import=${PRELOAD}` });
-    const code = await new Promise<number | null>((resolve) => worker.child.once('exit', resolve));
+    // 'close', not 'exit': the last line written before process.exit may still be on its way through the pipe.
+    const code = await new Promise<number | null>((resolve) => worker.child.once('close', resolve));
     expect(code, worker.output()).toBe(1);
     expect(worker.output()).toContain('Toolgate worker could not start');
     expect(worker.output()).toContain('refusing to start: no processor for job name(s) replay-tool-call');

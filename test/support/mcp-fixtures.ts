@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { eventually } from './eventually.js';
 import { agentFacingPrefix, uniqueAppName } from './fixtures.js';
 import type { TestApi } from './test-api.js';
 import { agentToken, developerToken, projectToken } from './tokens.js';
@@ -36,6 +37,11 @@ export async function mcpAgent(
       })
     ).status,
   ).toBe(200);
+  // The PUT starts a refresh of its own after its answer: let it end first, so that it cannot land after ours.
+  await eventually(async () => {
+    const snapshot = (await api.request('GET', `/v1/apps/${app.id}/mcp/tools`, { token: dev })).body;
+    expect(snapshot.refreshed_at ?? snapshot.last_error).toBeTruthy();
+  });
   const refreshed = await api.request('POST', `/v1/apps/${app.id}/mcp/refresh`, { token: dev });
   expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200);
   const projectId = `mp_${process.pid}_${counter}`;

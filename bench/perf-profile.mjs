@@ -2,8 +2,9 @@
 // Diagnostic: where the API's and the worker's CPU goes under a steady load, from Linux `perf` (real CPU samples of
 // every thread, kernel included), not V8's --cpu-prof (a wall-time sampler: it counts a write that waits for a core
 // as time spent in `writev`). For each MODE (instant, background, mcp: server-everything's echo on the REST route, or
-// mcp-agent: the same echo through the agent's MCP endpoint with K SDK clients, row 5's path; a comma-separated list
-// runs each on its own stack) it starts one handler, one redis-server and Toolgate (fresh schema) with V8's jitdump
+// mcp-agent: the same echo through the agent's MCP endpoint with K SDK clients, row 5's path; instant-floor: instant
+// calls to bench/instant-floor-server.mjs, the floor of their work, in the API's place; a comma-separated list runs
+// each on its own stack) it starts one handler, one redis-server and Toolgate (fresh schema) with V8's jitdump
 // (`--perf-prof`), sends calls with K in flight, and after W seconds of warm-up records `perf record -k mono -g` of
 // both processes and of every Postgres process for D seconds; `perf inject --jit` then names the JavaScript frames.
 // Each sample of the API or the worker goes to the nearest JavaScript frame's package or Toolgate file (so a V8
@@ -22,7 +23,7 @@ import { CALL_ARGUMENTS } from './lib/body.mjs';
 import { codeOwnerOf } from './lib/code-owner.mjs';
 import { agentMcpClient, echoOnce, loadTarget, toolCallRequest } from './lib/fixtures.mjs';
 import { killAllSync, stopAll } from './lib/procs.mjs';
-import { startEverything, startHandler, startRedis, startToolgate } from './lib/stack.mjs';
+import { startEverything, startHandler, startInstantFloor, startRedis, startToolgate } from './lib/stack.mjs';
 
 const MODES = (process.env.MODE ?? 'instant').split(',');
 const K = Number(process.env.K ?? 50);
@@ -30,13 +31,14 @@ const D = Number(process.env.D ?? 10);
 const W = Number(process.env.W ?? 15);
 const RESULTS = process.argv.includes('--results');
 const TOP = Number(process.env.PERF_TOP ?? 14);
+const PERF_NODE_OPTIONS = '--perf-prof --interpreted-frames-native-stack';
 
 if (spawnSync('perf', ['--version']).status !== 0) {
   console.error('bench/perf-profile.mjs needs Linux perf on the PATH (Debian: apt install linux-perf).');
   process.exit(2);
 }
-if (!MODES.every((mode) => ['instant', 'background', 'mcp', 'mcp-agent'].includes(mode))) {
-  console.error(`MODE must list instant, background, mcp or mcp-agent (got "${MODES.join(',')}")`);
+if (!MODES.every((mode) => ['instant', 'instant-floor', 'background', 'mcp', 'mcp-agent'].includes(mode))) {
+  console.error(`MODE must list instant, instant-floor, background, mcp or mcp-agent (got "${MODES.join(',')}")`);
   process.exit(2);
 }
 process.on('exit', killAllSync);
@@ -51,15 +53,20 @@ function run(command, args, options = {}) {
 }
 
 /** The load: calls of MODE, K in flight, until `stop()`; `count()` says how many were answered. */
-async function startLoad(MODE, stack, handler, everything) {
+async function startLoad(MODE, stack, handler, everything, nodeOptions) {
   const everythingUrl = everything?.url;
-  const { agent, tool } = await loadTarget(stack, 'perf', MODE, {
+  const floor = MODE === 'instant-floor';
+  const { agent, tool } = await loadTarget(stack, 'perf', floor ? 'instant' : MODE, {
     handlerUrl: `${handler.url}/ok/perf`,
     everythingUrl,
   });
+  // instant-floor: the same calls to bench/instant-floor-server.mjs, which stands in for the API.
+  const server = floor
+    ? await startInstantFloor(stack, `${handler.url}/ok/perf`, tool, { nodeOptions, cwd: dir })
+    : { pid: stack.api.pid, url: stack.baseUrl };
   const mcpClients =
     MODE === 'mcp-agent' ? await Promise.all(Array.from({ length: K }, () => agentMcpClient(stack, agent))) : [];
-  const pool = new Pool(stack.baseUrl, { connections: K });
+  const pool = new Pool(server.url, { connections: K });
   const request = toolCallRequest(agent, tool, everything ? { message: 'hello' } : CALL_ARGUMENTS);
   let answered = 0;
   let stopped = false;
@@ -76,6 +83,7 @@ async function startLoad(MODE, stack, handler, everything) {
     }
   });
   return {
+    pid: server.pid,
     count: () => answered,
     async stop() {
       stopped = true;
@@ -207,16 +215,16 @@ async function profile(MODE) {
     redisUrl: redis.url,
     label: `perf-${MODE}`,
     cwd: dir,
-    extraEnv: { NODE_OPTIONS: '--perf-prof --interpreted-frames-native-stack' },
+    extraEnv: { NODE_OPTIONS: PERF_NODE_OPTIONS },
   });
-  const load = await startLoad(MODE, stack, handler, everything);
+  const load = await startLoad(MODE, stack, handler, everything, PERF_NODE_OPTIONS);
   log(`${MODE}, ${K} in flight: warming up ${W} s, then recording ${D} s`);
   await new Promise((resolve) => setTimeout(resolve, W * 1000));
   const before = load.count();
   // Every Postgres process on the machine, as the CPU table of run.mjs counts them (Toolgate's backends and the
   // WAL writer, checkpointer and autovacuum), named by what `ps` says each one is.
   const postgres = postgresProcesses();
-  const pids = [stack.api.pid, stack.worker.pid, ...postgres.keys()].join(',');
+  const pids = [load.pid, stack.worker.pid, ...postgres.keys()].join(',');
   const perfData = join(dir, `perf-${MODE}.data`);
   const recorder = spawn('perf', ['record', '-k', 'mono', '-F', '999', '-g', '-p', pids, '-o', perfData], {
     stdio: 'ignore',
@@ -239,7 +247,7 @@ async function profile(MODE) {
     byPid.get(sample.pid).push(sample.frames);
   }
   const sections = [
-    [stack.api.pid, 'API'],
+    [load.pid, MODE === 'instant-floor' ? 'floor server (in place of the API)' : 'API'],
     [stack.worker.pid, 'worker'],
   ]
     .filter(([pid]) => byPid.has(pid))

@@ -252,3 +252,26 @@ export function benchEnv(list) {
       .map((pair) => [pair.slice(0, pair.indexOf('=')).trim(), pair.slice(pair.indexOf('=') + 1)]),
   );
 }
+
+/**
+ * bench/instant-floor-server.mjs on the schema of `stack` (a Toolgate started to hold the tables and the app), calling
+ * `handlerUrl`, answering calls of `tool`. Returns {proc, pid, url}. `nodeOptions`, `cwd`: as Toolgate's (perf's jitdump).
+ */
+export async function startInstantFloor(stack, handlerUrl, tool, { nodeOptions, cwd } = {}) {
+  const db = await schemaClient(stack.schema);
+  const [{ id: appId }] = (await db.query('SELECT id FROM apps LIMIT 1')).rows;
+  await db.end();
+  const proc = start('instant-floor', process.execPath, [join(BENCH, 'instant-floor-server.mjs')], {
+    cwd,
+    env: {
+      PORT: '0',
+      DATABASE_URL: stack.env.DATABASE_URL,
+      HANDLER_URL: handlerUrl,
+      APP_ID: appId,
+      TOOL: tool,
+      ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
+    },
+  });
+  const [, port] = await proc.waitFor(/floor listening on (\d+)/, 15_000);
+  return { proc, pid: proc.pid, url: `http://127.0.0.1:${port}` };
+}

@@ -1,0 +1,155 @@
+// The floor of an instant call's work, without Toolgate's framework: what bench/instant-floor.mjs measures Toolgate's
+// API against. One node:http process does what the API must do for an instant call, each step at its cheapest:
+// read and parse the JSON request, find the token in memory (Toolgate verifies a token once, then remembers it),
+// check the one required argument, build the webhook body, encrypt it (AES-256-GCM, as it is stored), sign it
+// (Standard Webhooks: HMAC-SHA256), POST it to the handler (undici), store the call with its attempt in one statement
+// (a named prepared statement on pg, the same tables and indexes; the calls of one turn of the event loop together,
+// in one statement and one commit, as Toolgate batches them), and answer 200 with the result.
+// Not done here, and done by Toolgate: JWT verification on a token's first use, the toolset's checks (enabled,
+// refusals), idempotency keys, bounded reading of the handler's answer, metrics, request ids.
+// Env: PORT (0: any), DATABASE_URL (with ?schema=), HANDLER_URL, APP_ID, TOOL. Prints "floor listening on <port>".
+import { createCipheriv, createHmac, randomBytes, randomUUID } from 'node:crypto';
+import http from 'node:http';
+import pg from 'pg';
+import { Pool } from 'undici';
+
+const url = new URL(process.env.DATABASE_URL);
+const schema = url.searchParams.get('schema') ?? 'public';
+url.searchParams.delete('schema');
+const db = new pg.Pool({ connectionString: url.toString(), max: 10, options: `-c search_path=${schema}` });
+const handlerUrl = new URL(process.env.HANDLER_URL);
+const handler = new Pool(handlerUrl.origin, { connections: 50 });
+const APP_ID = process.env.APP_ID;
+const TOOL = process.env.TOOL;
+const key = randomBytes(32);
+const secret = randomBytes(24);
+const header = Buffer.from(JSON.stringify({ alg: 'dir', enc: 'A256GCM', kid: 'k1' })).toString('base64url');
+const knownTokens = new Set();
+
+// The calls answered in one turn of the event loop are stored together, in one statement and one commit (as
+// Toolgate's statement batcher does): arrays of their values, unnested.
+const INSERT = {
+  name: 'floor_insert_calls',
+  text: `WITH c AS (
+    INSERT INTO tool_calls (id, event_id, app_id, installation_id, project_id, agent_id, tool_instance_id, tool_kind,
+      tool_name, agent_tool_name, dialog_id, execution_mode, attempt_timeout_s, handler_url, arguments, body_enc,
+      status, first_attempt_at, result, result_text, accepted_at, finished_at, updated_at)
+    SELECT v.id, v.event_id, $3, 'inst_floor', 'proj_floor', v.agent_id, 'ti_floor', 'http', 't', v.tool, v.dialog_id,
+      'instant', 10, $4, v.arguments::jsonb, v.body_enc, 'succeeded', v.accepted_at, v.result::jsonb, v.result,
+      v.accepted_at, v.finished_at, v.finished_at
+    FROM unnest($1::text[], $2::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+      $10::timestamptz[], $11::text[], $12::timestamptz[])
+      AS v(id, event_id, agent_id, tool, dialog_id, arguments, body_enc, accepted_at, result, finished_at)
+    RETURNING id, first_attempt_at, finished_at)
+  INSERT INTO tool_call_attempts (id, call_id, round, n, started_at, duration_ms, outcome, http_status)
+  SELECT 'att_' || substr(c.id, 6), c.id, 1, 1, c.first_attempt_at,
+    (extract(epoch FROM c.finished_at - c.first_attempt_at) * 1000)::int, 'success', 200 FROM c`,
+};
+const COLUMNS = 10;
+let pending = null;
+
+/** Stores a call's row with those of the same turn; resolves once their statement committed. */
+function store(row) {
+  if (!pending) {
+    pending = { rows: [], done: null };
+    const batch = pending;
+    batch.done = new Promise((resolve, reject) =>
+      setImmediate(() => {
+        pending = null;
+        const columns = Array.from({ length: COLUMNS }, (_, c) => batch.rows.map((r) => r[c]));
+        const [ids, eventIds, agentIds, tools, dialogs, args, bodies, accepted, results, finished] = columns;
+        const values = [ids, eventIds, APP_ID, handlerUrl.href, agentIds, tools, dialogs, args, bodies, accepted];
+        db.query({ ...INSERT, values: [...values, results, finished] }).then(resolve, reject);
+      }),
+    );
+  }
+  pending.rows.push(row);
+  return pending.done;
+}
+
+function encrypt(text) {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(header, 'ascii'));
+  const data = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
+  return `${header}..${iv.toString('base64url')}.${data.toString('base64url')}.${cipher.getAuthTag().toString('base64url')}`;
+}
+
+function answer(res, status, body) {
+  const bytes = Buffer.from(JSON.stringify(body));
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': bytes.length });
+  res.end(bytes);
+}
+
+async function call(req, res, raw) {
+  const token = req.headers.authorization;
+  if (!token) return answer(res, 401, { title: 'Unauthorized' });
+  knownTokens.add(token);
+  const agentId = req.url.split('/')[3];
+  const input = JSON.parse(raw);
+  if (input.tool !== TOOL || typeof input.arguments?.customer_id !== 'string')
+    return answer(res, 422, { title: 'Unprocessable' });
+  const acceptedAt = new Date();
+  const callId = `call_${randomUUID().replaceAll('-', '')}`;
+  const eventId = randomUUID();
+  const body = JSON.stringify({
+    event_id: eventId,
+    event_type: 'tool_call',
+    timestamp: acceptedAt.toISOString(),
+    app_id: APP_ID,
+    installation_id: 'inst_floor',
+    project_id: 'proj_floor',
+    agent_id: agentId,
+    dialog_id: input.dialog_id,
+    tool_name: 't',
+    tool_instance_id: 'ti_floor',
+    arguments: input.arguments,
+    configuration: {},
+    private_data: {},
+  });
+  const bodyEnc = encrypt(body);
+  const timestamp = Math.floor(acceptedAt.getTime() / 1000);
+  const signature = createHmac('sha256', secret).update(`${eventId}.${timestamp}.${body}`).digest('base64');
+  const sent = await handler.request({
+    method: 'POST',
+    path: handlerUrl.pathname,
+    headers: {
+      'content-type': 'application/json',
+      'webhook-id': eventId,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': `v1,${signature}`,
+    },
+    body,
+  });
+  const text = await sent.body.text();
+  const result = JSON.parse(text);
+  const finishedAt = new Date();
+  await store([
+    callId,
+    eventId,
+    agentId,
+    input.tool,
+    input.dialog_id,
+    JSON.stringify(input.arguments),
+    bodyEnc,
+    acceptedAt,
+    text,
+    finishedAt,
+  ]);
+  answer(res, 200, { call_id: callId, status: 'succeeded', result, result_text: text });
+}
+
+const server = http.createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (chunk) => chunks.push(chunk));
+  req.on('end', () => {
+    call(req, res, Buffer.concat(chunks).toString('utf8')).catch((error) => {
+      console.error(error);
+      answer(res, 500, { title: 'Internal Server Error' });
+    });
+  });
+});
+server.keepAliveTimeout = 60_000;
+server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
+  console.log(`floor listening on ${server.address().port}`);
+});

@@ -401,6 +401,15 @@ function tableLines() {
     }),
   );
   L.push(line('2', 'p99 under load', { floor: 'floor_p99', tg: 'tg_p99' }));
+  L.push(
+    line('2', 'calls/s against the floor of its work (bench/instant-floor-server.mjs, no framework)', {
+      floor: 'work_floor_rate',
+      tg: 'tg_rate',
+      unit: '/s',
+      vs: 'work_ratio',
+      vsUnit: '×',
+    }),
+  );
   for (const id of ['3', '3b'].filter((k) => results[k])) {
     L.push(
       line(id, 'end to end, calls/s', {
@@ -592,6 +601,19 @@ function markdownTable(headers, rows) {
   ].join('\n');
 }
 
+/** Row 2's API against the floor of an instant call's own work (bench/instant-floor-server.mjs), when measured. */
+function workFloorLine(c) {
+  const rate = med('2', 'work_floor_rate');
+  const server = med('2', 'work_floor_server_ms');
+  if (!known(rate) || !known(server)) return '';
+  return (
+    `The floor of the call's own work (bench/instant-floor-server.mjs: the same parsing, body, encryption, signature, ` +
+    `POST and batched write on node:http, pg, undici and node:crypto, without a framework) served ${fmt(rate)} ` +
+    `calls/s at ${fmt(server)} ms of CPU per call in its process and ${fmt(med('2', 'work_floor_postgres_ms'))} ms ` +
+    `in Postgres: the API spends ${fmt(c.api - server)} ms per call over its work (${fmt(c.api / server)}×). `
+  );
+}
+
 function obstacles(lines, cpu) {
   const out = [];
   const r1 = {
@@ -640,6 +662,7 @@ function obstacles(lines, cpu) {
       `- **${{ 2: 'Instant throughput (50 clients)', 3: 'Queued throughput (defaults)', '3b': 'Queued throughput with APP_DELIVERY_CONCURRENCY=50' }[id]}**: ${fmt(rate)} calls/s (${fmt(med(id, 'ratio'))}× the floor's ${fmt(med(id, 'floor_rate'))}/s; goal ${goal.toLocaleString('en-US')}/s). ` +
         `The machine was ${fmt(c.machine_busy_pct)} % busy; each call cost ${fmt(c.total)} ms of CPU in all: ${parts.map((p) => `${p.replace('_', ' ')} ${fmt(c[p])}`).join(', ')} (ms). ` +
         oneCore +
+        (id === '2' ? workFloorLine(c) : '') +
         `At that cost ${os.cpus().length} cores cap the rate near ${fmt(bound)} calls/s, so ` +
         (rate >= goal
           ? 'the goal is met.'

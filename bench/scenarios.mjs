@@ -9,6 +9,7 @@ import { CALL_ARGUMENTS, WEBHOOK_BODY } from './lib/body.mjs';
 import { cpuProbe } from './lib/cpu.mjs';
 import { agentWith, constructorApp, httpTool, mcpApp, mcpConnect } from './lib/fixtures.mjs';
 import { rssMiB, sampleRss } from './lib/procs.mjs';
+import { startInstantFloor } from './lib/stack.mjs';
 import { percentile } from './lib/stats.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -260,6 +261,8 @@ export async function instantThroughput(ctx, run, signal) {
   const floorPool = new Pool(ctx.handler.url, { connections: cfg.clients, keepAliveTimeout: 30_000 });
   const tgPool = new Pool(ctx.stack.baseUrl, { connections: cfg.clients, keepAliveTimeout: 30_000 });
   const warm = Math.min(500, Math.ceil(cfg.throughputN / 4));
+  let workFloor;
+  let workPool;
   try {
     const floorReq = floorRequest();
     const tgReq = toolCallRequest(fx.instant, fx.instant.tool, 'throughput');
@@ -271,9 +274,17 @@ export async function instantThroughput(ctx, run, signal) {
     cpu = cpuProbe(pidsOf(ctx));
     const tg = await saturate(tgPool, tgReq, cfg.throughputN, cfg.clients, okInstant, signal);
     const tgCpu = cpu.stop(cfg.throughputN);
+    // The same calls to the floor of their own work (no framework), in the API's place, on the same schema.
+    workFloor = await startInstantFloor(ctx.stack, `${ctx.handler.url}/ok/instant`, fx.instant.tool);
+    workPool = new Pool(workFloor.url, { connections: cfg.clients, keepAliveTimeout: 30_000 });
+    await saturate(workPool, tgReq, warm * 2, cfg.clients, okInstant, signal);
+    cpu = cpuProbe({ work_floor: workFloor.pid });
+    const work = await saturate(workPool, tgReq, cfg.throughputN, cfg.clients, okInstant, signal);
+    const workCpu = cpu.stop(cfg.throughputN);
     const notes = [];
     if (floor.errors) notes.push(`floor: ${floor.errors} errors (${floor.firstError})`);
     if (tg.errors) notes.push(`Toolgate: ${tg.errors} calls not 200 succeeded (first: ${tg.firstError})`);
+    if (work.errors) notes.push(`floor of the work: ${work.errors} errors (${work.firstError})`);
     return {
       metrics: {
         floor_rate: floor.rate,
@@ -282,13 +293,19 @@ export async function instantThroughput(ctx, run, signal) {
         floor_p99: floor.p99,
         tg_p50: tg.p50,
         tg_p99: tg.p99,
+        work_floor_rate: work.rate,
+        work_ratio: tg.rate / work.rate,
         cpu_floor: floorCpu,
         cpu_tg: tgCpu,
+        // CPU per call of the floor-of-the-work process and of Postgres while it served.
+        work_floor_server_ms: workCpu.work_floor,
+        work_floor_postgres_ms: workCpu.postgres,
       },
       notes,
     };
   } finally {
-    await Promise.all([floorPool.close(), tgPool.close()]);
+    await Promise.all([floorPool.close(), tgPool.close(), workPool?.close()]);
+    await workFloor?.proc.stop();
   }
 }
 

@@ -254,8 +254,9 @@ export function benchEnv(list) {
 }
 
 /**
- * bench/instant-floor-server.mjs on the schema of `stack` (a Toolgate started to hold the tables and the app), calling
- * `handlerUrl`, answering calls of `tool`. Returns {proc, pid, url}. `nodeOptions`, `cwd`: as Toolgate's (perf's jitdump).
+ * bench/instant-floor-server.mjs on the schema of `stack` (a Toolgate started to hold the tables and the app),
+ * calling `handlerUrl`, answering calls of `tool`. Returns {proc, pid, url}. `nodeOptions`, `cwd`: as Toolgate's
+ * (perf's jitdump).
  */
 export async function startInstantFloor(stack, handlerUrl, tool, { nodeOptions, cwd } = {}) {
   const db = await schemaClient(stack.schema);

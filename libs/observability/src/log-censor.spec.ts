@@ -54,6 +54,17 @@ describe('censored', () => {
     expect(line.settings).toEqual({ url: 'https://m.example.com', token: CENSOR });
   });
 
+  it('blanks out what an object with its own toJSON answers, as pino writes that and not its fields', () => {
+    const settings = {
+      url: 'https://m.example.com',
+      toJSON: () => ({ url: 'https://m.example.com', token: 'json-token' }),
+    };
+    const line = lineOf({ settings });
+    expect(line.settings).toEqual({ url: 'https://m.example.com', token: CENSOR });
+    const plain = { when: new Date(0), toJSON: () => ({ note: 'nothing secret' }) };
+    expect(censored(plain)).toBe(plain);
+  });
+
   it('keeps an error an error (class, message, stack) with its own fields and its cause censored', () => {
     class HttpFailure extends Error {}
     const cause = Object.assign(new Error('inner'), { token: 'cause-token' });

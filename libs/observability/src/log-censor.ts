@@ -31,8 +31,8 @@ const path: object[] = [];
  * `value` with the value of every CENSORED_KEYS key replaced by CENSOR, in plain objects, arrays and errors at any
  * depth; the very same object when it holds none (the common case costs one walk and no copy). A logged object is
  * never changed: what holds such a key is copied (a class instance as the fields pino would write of it). An object
- * inside itself is CIRCULAR, one deeper than MAX_DEPTH TOO_DEEP, so that no key escapes; what has its own `toJSON`
- * (Dates, Buffers) and typed arrays are left to pino.
+ * inside itself is CIRCULAR, one deeper than MAX_DEPTH TOO_DEEP, so that no key escapes; what has its own `toJSON` is
+ * walked as what that answers (pino writes that), and Dates and bytes are left to pino.
  *
  * pino's own `redact` does this by path; with the paths Toolgate needs at any depth (`*.token`, `*.*.…`) it cost
  * 24-40 µs per request line here, this walk 1-2 µs.
@@ -45,14 +45,17 @@ function walk(value: unknown, depth: number): unknown {
   if (typeof value !== 'object' || value === null) return value;
   const isError = value instanceof Error;
   const isArray = Array.isArray(value);
-  // What writes itself (a Date, a Buffer: `toJSON`) or is bytes is left to pino; any other object is written as
-  // its own enumerable fields, class instances too, so those are walked.
-  if (
-    !isArray &&
-    !isError &&
-    (typeof (value as { toJSON?: unknown }).toJSON === 'function' || ArrayBuffer.isView(value))
-  )
-    return value;
+  if (!isArray && !isError) {
+    // A Date and bytes are left to pino. Whatever else writes itself (`toJSON`) is written as what it answers, so
+    // that answer is walked; any other object is written as its own enumerable fields, class instances too.
+    if (value instanceof Date || ArrayBuffer.isView(value)) return value;
+    const toJSON = (value as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === 'function') {
+      const written: unknown = toJSON.call(value);
+      const next = written === value ? value : walk(written, depth);
+      return next === written ? value : next;
+    }
+  }
   if (path.includes(value)) return CIRCULAR;
   if (depth > MAX_DEPTH) return TOO_DEEP;
   path.push(value);

@@ -84,7 +84,8 @@ function answer(res, status, body) {
 async function call(req, res, raw) {
   const token = req.headers.authorization;
   if (!token) return answer(res, 401, { title: 'Unauthorized' });
-  knownTokens.add(token);
+  // Toolgate verifies a token once, then finds it in memory: here every token counts as verified already.
+  if (!knownTokens.has(token)) knownTokens.add(token);
   const agentId = req.url.split('/')[3];
   const input = JSON.parse(raw);
   if (input.tool !== TOOL || typeof input.arguments?.customer_id !== 'string')

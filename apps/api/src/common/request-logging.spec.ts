@@ -54,7 +54,11 @@ describe('request logging', () => {
     );
     const answer = await request(`${url}/v1/things?secret=1`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-request-id': 'req-42', authorization: 'Bearer tok_never_logged' },
+      headers: {
+        'content-type': 'application/json',
+        'x-request-id': 'req-42',
+        authorization: 'Bearer tok_never_logged',
+      },
       body,
     });
     expect(answer.statusCode).toBe(200);

@@ -1,6 +1,7 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import pg from 'pg';
 import { parseDatabaseUrl } from './database-url.js';
+import { isoTimestamp } from './iso-timestamp.js';
 
 /**
  * Bounds on every wait for Postgres: a connection, a statement on the server, and an answer on the
@@ -85,7 +86,7 @@ export class DatabasePool implements OnApplicationShutdown {
 /** A timestamp parameter: columns hold UTC without a zone, and `pg` would send a Date in local time. */
 export function utc(date: Date | string | null | undefined): string | null {
   if (date === null || date === undefined) return null;
-  return typeof date === 'string' ? date : date.toISOString();
+  return typeof date === 'string' ? date : isoTimestamp(date);
 }
 
 /** Postgres refused the values (a data exception or a limit such as nesting), or they could not be serialized. */

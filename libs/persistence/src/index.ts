@@ -9,6 +9,7 @@ export * from './finished-tool-calls.repository.js';
 export * from './http-tools.repository.js';
 export * from './idempotency-keys.repository.js';
 export * from './installations.repository.js';
+export * from './iso-timestamp.js';
 export * from './launch-codes.repository.js';
 export * from './mcp-tools.repository.js';
 export * from './migrations.js';

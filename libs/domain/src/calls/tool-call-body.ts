@@ -4,6 +4,7 @@ import {
   MAX_STORED_JSON_DEPTH,
   type ToolCall,
   type ToolInstance,
+  isoTimestamp,
   nestsDeeperThan,
   storableText,
 } from '../../../persistence/src/index.js';
@@ -32,7 +33,7 @@ export function toolCallBody(call: ToolCallBodyFields, configuration: unknown, p
   return JSON.stringify({
     event_id: call.eventId,
     event_type: 'tool_call',
-    timestamp: call.acceptedAt.toISOString(),
+    timestamp: isoTimestamp(call.acceptedAt),
     app_id: call.appId,
     installation_id: call.installationId,
     project_id: call.projectId,

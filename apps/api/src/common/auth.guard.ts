@@ -22,11 +22,11 @@ export class AuthGuard implements CanActivate {
     private readonly verifier: TokenVerifier,
   ) {}
 
+  /** The role each route needs (by controller, then handler), read from their metadata once. */
+  private readonly roles = new WeakMap<object, WeakMap<object, Role | null>>();
+
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const role = this.reflector.getAllAndOverride<Role | undefined>(ROLE_KEY, [
-      context.getHandler(),
-      context.getClass(),
-    ]);
+    const role = this.roleOf(context);
     if (!role) return true;
     const request = context.switchToHttp().getRequest<AuthedRequest>();
     const claims = await this.verifier.verify(request.headers.authorization);
@@ -45,6 +45,19 @@ export class AuthGuard implements CanActivate {
     }
     request.auth = claims;
     return true;
+  }
+
+  private roleOf(context: ExecutionContext): Role | null {
+    const controller = context.getClass();
+    const handler = context.getHandler();
+    let ofController = this.roles.get(controller);
+    if (!ofController) this.roles.set(controller, (ofController = new WeakMap()));
+    let role = ofController.get(handler);
+    if (role === undefined) {
+      role = this.reflector.getAllAndOverride<Role | undefined>(ROLE_KEY, [handler, controller]) ?? null;
+      ofController.set(handler, role);
+    }
+    return role;
   }
 }
 

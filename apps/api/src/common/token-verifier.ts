@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { z } from 'zod';
@@ -78,7 +78,7 @@ export class TokenVerifier {
     const match = /^Bearer ([A-Za-z0-9._~+/=-]+)$/i.exec(authorization ?? '');
     if (!match)
       throw unauthenticated('Send a token as "Authorization: Bearer <JWT>" (npm run token prints one for local use).');
-    const cacheKey = createHash('sha256').update(match[1]).digest('base64');
+    const cacheKey = hash('sha256', match[1], 'base64'); // one call: half createHash's cost
     const known = this.verified.get(cacheKey);
     if (known && known.expiresAtMs > Date.now()) {
       this.verified.delete(cacheKey); // most recently used last

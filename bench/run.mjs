@@ -13,6 +13,7 @@ import { killAllSync, rssMiB, stopAll } from './lib/procs.mjs';
 import { ROOT, startEverything, startFloorWorker, startHandler, startRedis, startToolgate } from './lib/stack.mjs';
 import { fmt, fmtSpread, median, percentile, spread } from './lib/stats.mjs';
 import {
+  LATENCY_WARMUP,
   fairness,
   fairnessFixtures,
   instantLatency,
@@ -840,7 +841,7 @@ Written by \`node bench/run.mjs\` on ${new Date().toISOString()} (${fmt(seconds 
 - runs: ${cfg.runs}${cfg.quick ? ' (BENCH_QUICK=1: small N, not for conclusions)' : ''} (rows 3b and 4b: ${cfg.variantRuns}); cells are the median of the runs with (min–max) across runs
 - round trips for reference (from the bench process, idle stack): Postgres \`SELECT 1\` p50 ${fmt(reference.pg_p50, 'ms')}, Redis PING p50 ${fmt(reference.redis_p50, 'ms')}
 - Toolgate runs with its defaults (APP_DELIVERY_CONCURRENCY=25, WORKER_CONCURRENCY=50) except rows 3b and 4b, which lift APP_DELIVERY_CONCURRENCY to 50
-- N: latency ${cfg.latencyN} (+${Math.max(cfg.warmup, 2000)} warm-up a side), throughput ${cfg.throughputN}, queued ${cfg.queuedN}, schedule ${cfg.scheduleN}, MCP ${cfg.mcpN}, list ${cfg.listN}, fairness B ${cfg.fairB} / A ${cfg.fairA}; 50 clients where in flight
+- N: latency ${cfg.latencyN} (+${Math.max(cfg.warmup, LATENCY_WARMUP)} warm-up a side), throughput ${cfg.throughputN}, queued ${cfg.queuedN}, schedule ${cfg.scheduleN}, MCP ${cfg.mcpN}, list ${cfg.listN}, fairness B ${cfg.fairB} / A ${cfg.fairA}; 50 clients where in flight
 
 ${table}
 

@@ -275,7 +275,7 @@ export async function instantLatency(ctx, run, signal) {
  * spends 3.3 ms of CPU per instant call over its first 500 calls and 1.3 ms after 2,500 (V8's JIT), and a fresh
  * floor-of-the-work process warms up likewise. With 200, row 1's first run measured the JIT.
  */
-const LATENCY_WARMUP = 2000;
+export const LATENCY_WARMUP = 2000;
 
 // ---------------------------------------------------------------------------------------------
 // 2. instant call throughput, 50 clients

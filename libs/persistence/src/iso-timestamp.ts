@@ -4,9 +4,10 @@ const minutes = new Map<number, string>();
 const MAX_MINUTES = 64;
 
 /**
- * `date.toISOString()`, the same text (an invalid date throws the same RangeError), about 20x cheaper: V8 formats
- * each date in its runtime, about 1 µs here, and an instant call formats nine (its body, its row, its attempt).
- * The text up to the minute is made once per minute; only the seconds and milliseconds are written each time.
+ * `date.toISOString()`, the same text (an invalid date throws the same RangeError), at about a tenth of its cost:
+ * V8 formats each date in its runtime, 0.9-1.3 µs here (this: 0.08-0.11), and an instant call formats nine (its
+ * body, its row, its attempt). The text up to the minute is made once per minute; only the seconds and
+ * milliseconds are written each time.
  */
 export function isoTimestamp(date: Date): string {
   const ms = date.getTime();

@@ -180,7 +180,8 @@ export const TOOL_CALL_STATEMENTS = {
 /**
  * The row `create` stores, as Prisma would read it back: the given fields with the defaults Prisma would
  * have filled in, null where none (built here, so that the INSERT returns nothing to parse). Field by field, not
- * a loop over TOOL_CALL_COLUMNS: a property read by a variable name takes V8's slow path (12 µs a call against 1).
+ * a loop over TOOL_CALL_COLUMNS: a property read by a variable name takes V8's slow (megamorphic) path. An instant
+ * call's row and values cost 12-14 µs that way, 0.7 µs this way (with isoTimestamp).
  */
 export function newToolCallRow(call: NewToolCall, now: Date): ToolCall {
   const row: Record<keyof ToolCall, unknown> = {

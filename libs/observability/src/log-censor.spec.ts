@@ -65,6 +65,11 @@ describe('censored', () => {
     expect(censored(plain)).toBe(plain);
   });
 
+  it('ends a toJSON that answers anew with a toJSON of its own, forever, as too deep', () => {
+    const endless = (): object => ({ token: 'endless-token', toJSON: endless });
+    expect(censored({ settings: endless() })).toEqual({ settings: TOO_DEEP });
+  });
+
   it('keeps an error an error (class, message, stack) with its own fields and its cause censored', () => {
     class HttpFailure extends Error {}
     const cause = Object.assign(new Error('inner'), { token: 'cause-token' });

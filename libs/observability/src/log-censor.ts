@@ -51,8 +51,10 @@ function walk(value: unknown, depth: number): unknown {
     if (value instanceof Date || ArrayBuffer.isView(value)) return value;
     const toJSON = (value as { toJSON?: unknown }).toJSON;
     if (typeof toJSON === 'function') {
+      // One level deeper: an answer that answers anew with its own toJSON, forever, ends as TOO_DEEP.
+      if (depth > MAX_DEPTH) return TOO_DEEP;
       const written: unknown = toJSON.call(value);
-      const next = written === value ? value : walk(written, depth);
+      const next = written === value ? value : walk(written, depth + 1);
       return next === written ? value : next;
     }
   }

@@ -13,6 +13,7 @@ import { CALL_ARGUMENTS } from './lib/body.mjs';
 import { cpuProbe } from './lib/cpu.mjs';
 import { agentMcpClient, echoOnce, loadTarget, toolCallRequest } from './lib/fixtures.mjs';
 import { killAllSync, stopAll } from './lib/procs.mjs';
+import { median } from './lib/stats.mjs';
 import { benchEnv, startEverything, startHandler, startRedis, startToolgate } from './lib/stack.mjs';
 
 const A = process.env.AB_A ?? 'dist';
@@ -22,7 +23,6 @@ const N = Number(process.env.N ?? 3000);
 const K = Number(process.env.K ?? 20);
 const ROUNDS = Number(process.env.ROUNDS ?? 8);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 process.on('exit', killAllSync);
 
 const MCP = MODE === 'mcp' || MODE === 'mcp-agent';

@@ -9,13 +9,13 @@ import { CALL_ARGUMENTS } from './lib/body.mjs';
 import { cpuProbe } from './lib/cpu.mjs';
 import { loadTarget, toolCallRequest } from './lib/fixtures.mjs';
 import { killAllSync, stopAll } from './lib/procs.mjs';
+import { median } from './lib/stats.mjs';
 import { startHandler, startInstantFloor, startRedis, startToolgate } from './lib/stack.mjs';
 
 const N = Number(process.env.N ?? 6000);
 const K = Number(process.env.K ?? 50);
 const ROUNDS = Number(process.env.ROUNDS ?? 6);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 process.on('exit', killAllSync);
 
 const handler = await startHandler();

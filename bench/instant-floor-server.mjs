@@ -8,22 +8,26 @@
 // Not done here, and done by Toolgate: JWT verification on a token's first use, the toolset's checks (enabled,
 // refusals), idempotency keys, bounded reading of the handler's answer, metrics, request ids.
 // Env: PORT (0: any), DATABASE_URL (with ?schema=), HANDLER_URL, APP_ID, TOOL. Prints "floor listening on <port>".
-import { createCipheriv, createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
-import pg from 'pg';
 import { Pool } from 'undici';
+import {
+  answerJson as answer,
+  bodySealer,
+  columnsOf,
+  floorDatabase,
+  perTurn,
+  readBody,
+  signedHeaders,
+} from './lib/floor-work.mjs';
 
-const url = new URL(process.env.DATABASE_URL);
-const schema = url.searchParams.get('schema') ?? 'public';
-url.searchParams.delete('schema');
-const db = new pg.Pool({ connectionString: url.toString(), max: 10, options: `-c search_path=${schema}` });
+const db = floorDatabase(process.env.DATABASE_URL);
 const handlerUrl = new URL(process.env.HANDLER_URL);
 const handler = new Pool(handlerUrl.origin, { connections: 50 });
 const APP_ID = process.env.APP_ID;
 const TOOL = process.env.TOOL;
-const key = randomBytes(32);
+const sealer = bodySealer(randomBytes(32));
 const secret = randomBytes(24);
-const header = Buffer.from(JSON.stringify({ alg: 'dir', enc: 'A256GCM', kid: 'k1' })).toString('base64url');
 const knownTokens = new Set();
 
 // The calls answered in one turn of the event loop are stored together, in one statement and one commit (as
@@ -45,41 +49,13 @@ const INSERT = {
   SELECT 'att_' || substr(c.id, 6), c.id, 1, 1, c.first_attempt_at,
     (extract(epoch FROM c.finished_at - c.first_attempt_at) * 1000)::int, 'success', 200 FROM c`,
 };
-const COLUMNS = 10;
-let pending = null;
 
 /** Stores a call's row with those of the same turn; resolves once their statement committed. */
-function store(row) {
-  if (!pending) {
-    pending = { rows: [], done: null };
-    const batch = pending;
-    batch.done = new Promise((resolve, reject) =>
-      setImmediate(() => {
-        pending = null;
-        const columns = Array.from({ length: COLUMNS }, (_, c) => batch.rows.map((r) => r[c]));
-        const [ids, eventIds, agentIds, tools, dialogs, args, bodies, accepted, results, finished] = columns;
-        const values = [ids, eventIds, APP_ID, handlerUrl.href, agentIds, tools, dialogs, args, bodies, accepted];
-        db.query({ ...INSERT, values: [...values, results, finished] }).then(resolve, reject);
-      }),
-    );
-  }
-  pending.rows.push(row);
-  return pending.done;
-}
-
-function encrypt(text) {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  cipher.setAAD(Buffer.from(header, 'ascii'));
-  const data = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
-  return `${header}..${iv.toString('base64url')}.${data.toString('base64url')}.${cipher.getAuthTag().toString('base64url')}`;
-}
-
-function answer(res, status, body) {
-  const bytes = Buffer.from(JSON.stringify(body));
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': bytes.length });
-  res.end(bytes);
-}
+const store = perTurn((rows) => {
+  const [ids, eventIds, agentIds, tools, dialogs, args, bodies, accepted, results, finished] = columnsOf(rows, 10);
+  const values = [ids, eventIds, APP_ID, handlerUrl.href, agentIds, tools, dialogs, args, bodies, accepted];
+  return db.query({ ...INSERT, values: [...values, results, finished] });
+});
 
 async function call(req, res, raw) {
   const token = req.headers.authorization;
@@ -108,20 +84,9 @@ async function call(req, res, raw) {
     configuration: {},
     private_data: {},
   });
-  const bodyEnc = encrypt(body);
-  const timestamp = Math.floor(acceptedAt.getTime() / 1000);
-  const signature = createHmac('sha256', secret).update(`${eventId}.${timestamp}.${body}`).digest('base64');
-  const sent = await handler.request({
-    method: 'POST',
-    path: handlerUrl.pathname,
-    headers: {
-      'content-type': 'application/json',
-      'webhook-id': eventId,
-      'webhook-timestamp': String(timestamp),
-      'webhook-signature': `v1,${signature}`,
-    },
-    body,
-  });
+  const bodyEnc = sealer.seal(body);
+  const headers = signedHeaders(secret, eventId, body, acceptedAt.getTime());
+  const sent = await handler.request({ method: 'POST', path: handlerUrl.pathname, headers, body });
   const text = await sent.body.text();
   const result = JSON.parse(text);
   const finishedAt = new Date();
@@ -141,14 +106,12 @@ async function call(req, res, raw) {
 }
 
 const server = http.createServer((req, res) => {
-  const chunks = [];
-  req.on('data', (chunk) => chunks.push(chunk));
-  req.on('end', () => {
-    call(req, res, Buffer.concat(chunks).toString('utf8')).catch((error) => {
+  readBody(req)
+    .then((raw) => call(req, res, raw))
+    .catch((error) => {
       console.error(error);
       answer(res, 500, { title: 'Internal Server Error' });
     });
-  });
 });
 server.keepAliveTimeout = 60_000;
 server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {

@@ -277,7 +277,7 @@ async function main() {
       ['2', 'instant call throughput, 50 clients', instantThroughput],
       ['5', 'MCP proxy (echo)', mcpProxy],
       ['6', 'agent tools/list, 100 tools', toolsList],
-      ['3', queuedTitle, queuedThroughput],
+      ['3', queuedTitle, (c, run, signal) => queuedThroughput(c, run, signal, { workFloor: true })],
     ],
     async () => {
       if (cfg.idleS > 0 && selected('3') && results['3']?.runs.length) memory.restedAfterLoad = await restedRss();
@@ -434,6 +434,16 @@ function tableLines() {
     L.push(
       line(id, 'accepted (enqueue only), calls/s', { floor: 'floor_enqueue_rate', tg: 'tg_accept_rate', unit: '/s' }),
     );
+    if (known(med(id, 'work_floor_rate')))
+      L.push(
+        line(id, `end to end, calls/s against the floor of its work (${QUEUED_WORK_FLOOR}, no framework)`, {
+          floor: 'work_floor_rate',
+          tg: 'tg_rate',
+          unit: '/s',
+          vs: 'work_ratio',
+          vsUnit: '×',
+        }),
+      );
   }
   if (results['3c']) {
     L.push(line('3c', 'first call delivered, after the resume', { floor: 'floor_first', tg: 'tg_first' }));
@@ -592,6 +602,7 @@ function cpuRows() {
   add('2', 'instant throughput: Toolgate', 'cpu_tg', 'call');
   add('3', 'queued: floor (BullMQ)', 'cpu_floor', 'job');
   add('3', 'queued: Toolgate', 'cpu_tg', 'call');
+  add('3', 'queued: floor of its work (accepting / delivering process in api / worker)', 'cpu_work_floor', 'call');
   add('3b', 'queued, cap 50: Toolgate', 'cpu_tg', 'call');
   add('3c', 'queued backlog: floor (BullMQ)', 'cpu_floor', 'job');
   add('3c', 'queued backlog: Toolgate', 'cpu_tg', 'call');
@@ -608,6 +619,26 @@ function markdownTable(headers, rows) {
     `| ${headers.map(() => '---').join(' | ')} |`,
     ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`),
   ].join('\n');
+}
+
+const QUEUED_WORK_FLOOR = 'bench/queued-floor-accept.mjs and queued-floor-deliver.mjs';
+
+/** Row 3 against the floor of a queued call's own work (bench/queued-floor-*.mjs), when measured. */
+function queuedWorkFloorLine(c, goal) {
+  const rate = med('3', 'work_floor_rate');
+  const w = cpuRows().find((row) => row.label.startsWith('queued: floor of its work'));
+  if (!known(rate) || !w) return '';
+  return (
+    `The floor of the call's own work (${QUEUED_WORK_FLOOR}: the same parsing, body, encryption, batched insert ` +
+    `and BullMQ job, then claim, signature, POST and batched record, on node:http, pg, BullMQ, undici and ` +
+    `node:crypto, in two processes, without a framework) ran ${fmt(rate)} calls/s at ${fmt(w.total)} ms of CPU per ` +
+    `call in all (accepting ${fmt(w.api)}, delivering ${fmt(w.worker)}, Postgres ${fmt(w.postgres)}, Redis ` +
+    `${fmt(w.redis)}): Toolgate spends ${fmt(c.total - w.total)} ms per call over its work (${fmt(c.total / w.total)}×). ` +
+    (w.total > (os.cpus().length * 1000) / goal
+      ? `At the work's own cost ${os.cpus().length} cores cap the rate near ${fmt((os.cpus().length * 1000) / w.total)} ` +
+        `calls/s: the goal is beyond what the work costs on this machine at the least. `
+      : '')
+  );
 }
 
 /** Row 2's API against the floor of an instant call's own work (bench/instant-floor-server.mjs), when measured. */
@@ -687,6 +718,7 @@ function obstacles(lines, cpu) {
         `The machine was ${fmt(c.machine_busy_pct)} % busy; each call cost ${fmt(c.total)} ms of CPU in all: ${parts.map((p) => `${p.replace('_', ' ')} ${fmt(c[p])}`).join(', ')} (ms). ` +
         oneCore +
         (id === '2' ? workFloorLine(c) : '') +
+        (id === '3' ? queuedWorkFloorLine(c, goal) : '') +
         `At that cost ${os.cpus().length} cores cap the rate near ${fmt(bound)} calls/s, so ` +
         (rate >= goal
           ? 'the goal is met.'

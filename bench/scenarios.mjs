@@ -9,7 +9,7 @@ import { CALL_ARGUMENTS, WEBHOOK_BODY } from './lib/body.mjs';
 import { cpuProbe } from './lib/cpu.mjs';
 import { agentWith, constructorApp, httpTool, mcpApp, mcpConnect } from './lib/fixtures.mjs';
 import { rssMiB, sampleRss } from './lib/procs.mjs';
-import { startInstantFloor } from './lib/stack.mjs';
+import { startInstantFloor, startQueuedFloor } from './lib/stack.mjs';
 import { percentile } from './lib/stats.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -336,7 +336,7 @@ export async function instantThroughput(ctx, run, signal) {
 // ---------------------------------------------------------------------------------------------
 // 3. queued throughput (background) and 7. memory during it
 
-export async function queuedThroughput(ctx, run, signal) {
+export async function queuedThroughput(ctx, run, signal, { workFloor = false } = {}) {
   const { cfg, stack } = ctx;
   const n = cfg.queuedN;
   const notes = [];
@@ -404,12 +404,14 @@ export async function queuedThroughput(ctx, run, signal) {
     if (complete && delivered > expected)
       notes.push(`Toolgate: the handler got ${delivered} requests for ${expected} calls (duplicates)`);
     const tgRate = ((counts.succeeded ?? 0) * 1000) / elapsed;
+    const work = workFloor && complete ? await queuedWorkFloor(ctx, run, request, signal, notes) : null;
     return {
       dirty: !complete,
       metrics: {
         floor_rate: floor.rate,
         tg_rate: tgRate,
         ratio: tgRate / floor.rate,
+        ...(work && { work_floor_rate: work.rate, work_ratio: tgRate / work.rate, cpu_work_floor: work.cpu }),
         tg_accept_rate: (n * 1000) / acceptedMs,
         floor_enqueue_rate: (n * 1000) / floor.enqueuedMs,
         cpu_floor: floor.cpu,
@@ -424,6 +426,55 @@ export async function queuedThroughput(ctx, run, signal) {
     };
   } finally {
     await pool.close();
+  }
+}
+
+/**
+ * Row 3's calls (`request`) sent to the floor of their own work instead (bench/queued-floor-accept.mjs and
+ * bench/queued-floor-deliver.mjs: no framework, in the API's and the worker's places, on the same schema, handler and
+ * Redis), after a warm-up: their rate end to end and the CPU per call, the floor's accepting and delivering processes
+ * counted as `api` and `worker`.
+ */
+async function queuedWorkFloor(ctx, run, request, signal, notes) {
+  const { cfg, stack } = ctx;
+  const path = `/ok/queued-work-floor-${run}-${randomUUID().slice(0, 8)}`;
+  // An app of its own, so that the floor's calls are counted apart (its rows need an app for their foreign key).
+  const { app } = await constructorApp(stack, 'queuedfloor', [
+    httpTool('t', `${ctx.handler.url}${path}`, 'background'),
+  ]);
+  const tool = JSON.parse(request.body).tool;
+  const floor = await startQueuedFloor(stack, {
+    appId: app.id,
+    handlerUrl: `${ctx.handler.url}${path}`,
+    tool,
+    redisUrl: ctx.redis.url,
+  });
+  const pool = new Pool(floor.url, { connections: cfg.clients, keepAliveTimeout: 30_000 });
+  try {
+    const sendAndFinish = async (n, expectedBefore) => {
+      const accepted = await saturate(pool, request, n, cfg.clients, okAccepted, signal);
+      if (accepted.errors)
+        throw new Error(`floor of the work: ${accepted.errors} POSTs not 202 (${accepted.firstError})`);
+      const deadline = Date.now() + cfg.queuedBudgetS * 1000;
+      const done = await untilCallsFinished(ctx, path, app.id, expectedBefore + n, signal, deadline);
+      if (!done.complete)
+        throw new Error(
+          `floor of the work: ${done.finished} of ${expectedBefore + n} calls finished:\n${floor.output().slice(-2000)}`,
+        );
+      return done;
+    };
+    const warm = Math.min(2000, cfg.queuedN);
+    await sendAndFinish(warm, 0);
+    const cpu = cpuProbe({ ...pidsOf(ctx), api: floor.acceptPid, worker: floor.deliverPid });
+    const t0 = now();
+    const done = await sendAndFinish(cfg.queuedN, warm);
+    const elapsed = now() - t0;
+    const succeeded = (done.counts.succeeded ?? 0) - warm;
+    if (succeeded < cfg.queuedN) notes.push(`floor of the work: ${cfg.queuedN - succeeded} calls did not succeed`);
+    return { rate: (succeeded * 1000) / elapsed, cpu: cpu.stop(cfg.queuedN) };
+  } finally {
+    await pool.close();
+    await floor.stop();
   }
 }
 

@@ -276,3 +276,33 @@ export async function startInstantFloor(stack, handlerUrl, tool, { nodeOptions, 
   const [, port] = await proc.waitFor(/floor listening on (\d+)/, 15_000);
   return { proc, pid: proc.pid, url: `http://127.0.0.1:${port}` };
 }
+
+/**
+ * The floor of a queued call's work (bench/queued-floor-accept.mjs and bench/queued-floor-deliver.mjs, two processes
+ * as Toolgate's API and worker) on the schema of `stack`, storing its calls as those of `appId` (an app of its own,
+ * so that its calls are counted apart), calling `handlerUrl`, answering calls of `tool`, queueing on `redisUrl`.
+ * Returns {url, acceptPid, deliverPid, output(), stop()}.
+ */
+export async function startQueuedFloor(stack, { appId, handlerUrl, tool, redisUrl }) {
+  const env = {
+    DATABASE_URL: stack.env.DATABASE_URL,
+    REDIS_URL: redisUrl,
+    FLOOR_QUEUE: 'queued-floor',
+    FLOOR_PREFIX: 'benchqfloor',
+    FLOOR_KEY: randomBytes(32).toString('base64'),
+    HANDLER_URL: handlerUrl,
+  };
+  const deliver = start('queued-floor-deliver', process.execPath, [join(BENCH, 'queued-floor-deliver.mjs')], { env });
+  const accept = start('queued-floor-accept', process.execPath, [join(BENCH, 'queued-floor-accept.mjs')], {
+    env: { ...env, PORT: '0', APP_ID: appId, TOOL: tool },
+  });
+  await deliver.waitFor(/queued floor worker ready/, 15_000);
+  const [, port] = await accept.waitFor(/queued floor listening on (\d+)/, 15_000);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    acceptPid: accept.pid,
+    deliverPid: deliver.pid,
+    output: () => `${accept.output()}${deliver.output()}`,
+    stop: () => Promise.all([accept.stop(), deliver.stop()]),
+  };
+}

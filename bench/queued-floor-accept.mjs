@@ -1,0 +1,100 @@
+// The floor of a queued call's work, its accepting half (bench/queued-floor-deliver.mjs is the other): what Toolgate's
+// API must do for a `background` call, each step at its cheapest, without a framework. One node:http process reads
+// and parses the JSON request, finds the token in memory (Toolgate verifies a token once, then remembers it), checks
+// the one required argument, builds the webhook body, encrypts it (AES-256-GCM, as it is stored), stores the call
+// queued (a named prepared statement on pg, the same tables and indexes; the calls of one turn of the event loop in
+// one statement and one commit), then queues its delivery job (BullMQ, one addBulk per turn), and answers 202.
+// Not done here, and done by Toolgate: JWT verification on a token's first use, the toolset's checks, idempotency
+// keys, the per-app cap, making a first attempt itself, metrics, request ids.
+// Env: PORT (0: any), DATABASE_URL (with ?schema=), REDIS_URL, FLOOR_QUEUE, FLOOR_PREFIX, FLOOR_KEY (32 bytes,
+// base64), HANDLER_URL, APP_ID, TOOL. Prints "queued floor listening on <port>".
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { answerJson as answer, bodySealer, columnsOf, floorDatabase, perTurn, readBody } from './lib/floor-work.mjs';
+
+const { DATABASE_URL, REDIS_URL, FLOOR_QUEUE, FLOOR_PREFIX, FLOOR_KEY, HANDLER_URL, APP_ID, TOOL } = process.env;
+const db = floorDatabase(DATABASE_URL);
+const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+const queue = new Queue(FLOOR_QUEUE, { connection, prefix: FLOOR_PREFIX });
+const sealer = bodySealer(Buffer.from(FLOOR_KEY, 'base64'));
+const knownTokens = new Set();
+
+// Due a day later: Toolgate's reconciler, running on the same schema, re-queues overdue calls for its own worker,
+// which would cancel these (their installation is not one of Toolgate's).
+const INSERT = {
+  name: 'floor_insert_queued_calls',
+  text: `INSERT INTO tool_calls (id, event_id, app_id, installation_id, project_id, agent_id, tool_instance_id,
+      tool_kind, tool_name, agent_tool_name, dialog_id, execution_mode, attempt_timeout_s, handler_url, arguments,
+      body_enc, status, next_attempt_n, next_attempt_at, accepted_at, updated_at)
+    SELECT v.id, v.event_id, $2, 'inst_floor', 'proj_floor', v.agent_id, 'ti_floor', 'http', 't', v.tool,
+      v.dialog_id, 'background', 10, $3, v.arguments::jsonb, v.body_enc, 'queued', 1,
+      v.accepted_at + interval '1 day', v.accepted_at, v.accepted_at
+    FROM unnest($1::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+      $10::timestamptz[]) AS v(id, event_id, agent_id, tool, dialog_id, arguments, body_enc, accepted_at)`,
+};
+
+/** Stores a queued call with those of the same turn; resolves once their statement committed. */
+const store = perTurn((rows) => {
+  const [ids, eventIds, agentIds, tools, dialogs, args, bodies, accepted] = columnsOf(rows, 8);
+  const values = [ids, APP_ID, HANDLER_URL, eventIds, agentIds, tools, dialogs, args, bodies, accepted];
+  return db.query({ ...INSERT, values });
+});
+
+/** Queues the delivery of a stored call with those of the same turn, in one addBulk. */
+const enqueue = perTurn((ids) =>
+  queue.addBulk(
+    ids.map((id) => ({
+      name: 'deliver',
+      data: { id },
+      opts: { jobId: id, removeOnComplete: true, removeOnFail: true },
+    })),
+  ),
+);
+
+async function call(req, res, raw) {
+  const token = req.headers.authorization;
+  if (!token) return answer(res, 401, { title: 'Unauthorized' });
+  // Toolgate verifies a token once, then finds it in memory: here every token counts as verified already.
+  if (!knownTokens.has(token)) knownTokens.add(token);
+  const agentId = req.url.split('/')[3];
+  const input = JSON.parse(raw);
+  if (input.tool !== TOOL || typeof input.arguments?.customer_id !== 'string')
+    return answer(res, 422, { title: 'Unprocessable' });
+  const acceptedAt = new Date();
+  const callId = `call_${randomUUID().replaceAll('-', '')}`;
+  const eventId = randomUUID();
+  const body = JSON.stringify({
+    event_id: eventId,
+    event_type: 'tool_call',
+    timestamp: acceptedAt.toISOString(),
+    app_id: APP_ID,
+    installation_id: 'inst_floor',
+    project_id: 'proj_floor',
+    agent_id: agentId,
+    dialog_id: input.dialog_id,
+    tool_name: 't',
+    tool_instance_id: 'ti_floor',
+    arguments: input.arguments,
+    configuration: {},
+    private_data: {},
+  });
+  const args = JSON.stringify(input.arguments);
+  await store([callId, eventId, agentId, input.tool, input.dialog_id, args, sealer.seal(body), acceptedAt]);
+  await enqueue(callId);
+  answer(res, 202, { call_id: callId, status: 'queued' });
+}
+
+const server = http.createServer((req, res) => {
+  readBody(req)
+    .then((raw) => call(req, res, raw))
+    .catch((error) => {
+      console.error(error);
+      answer(res, 500, { title: 'Internal Server Error' });
+    });
+});
+server.keepAliveTimeout = 60_000;
+server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
+  console.log(`queued floor listening on ${server.address().port}`);
+});

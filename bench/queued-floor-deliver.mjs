@@ -1,0 +1,83 @@
+// The floor of a queued call's work, its delivering half (bench/queued-floor-accept.mjs queues the jobs): what
+// Toolgate's worker must do for a `background` call's attempt, each step at its cheapest, without a framework. A
+// BullMQ Worker (concurrency 50, as Toolgate's WORKER_CONCURRENCY in the bench) claims the call (one UPDATE for the
+// claims of one turn of the event loop), opens its stored body, signs it (Standard Webhooks: HMAC-SHA256), POSTs it
+// to the handler (undici), and records the attempt with the call's result (one statement per turn, as Toolgate's
+// statement batcher does).
+// Not done here, and done by Toolgate: the claim's read of the app, installation and tool as they are now, the
+// per-app cap, the retry schedule, bounded reading of the handler's answer, the agent's wake-up, metrics.
+// Env: DATABASE_URL (with ?schema=), REDIS_URL, FLOOR_QUEUE, FLOOR_PREFIX, FLOOR_KEY (32 bytes, base64), HANDLER_URL.
+// Prints "queued floor worker ready".
+import { randomBytes } from 'node:crypto';
+import { Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { Pool } from 'undici';
+import { bodySealer, columnsOf, floorDatabase, perTurn, signedHeaders } from './lib/floor-work.mjs';
+
+const { DATABASE_URL, REDIS_URL, FLOOR_QUEUE, FLOOR_PREFIX, FLOOR_KEY, HANDLER_URL } = process.env;
+const db = floorDatabase(DATABASE_URL);
+const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+const sealer = bodySealer(Buffer.from(FLOOR_KEY, 'base64'));
+const secret = randomBytes(24);
+const handlerUrl = new URL(HANDLER_URL);
+const handler = new Pool(handlerUrl.origin, { connections: 50 });
+
+const CLAIM = {
+  name: 'floor_claim_calls',
+  text: `UPDATE tool_calls t SET status = 'in_progress', updated_at = $2::timestamptz,
+      attempt_deadline = $2::timestamptz + make_interval(secs => t.attempt_timeout_s + 5)
+    FROM unnest($1::text[]) AS v(id) WHERE t.id = v.id AND t.status = 'queued'
+    RETURNING t.id, t.event_id, t.body_enc`,
+};
+const RECORD = {
+  name: 'floor_record_attempts',
+  text: `WITH v AS (
+      SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::int[], $4::text[])
+        AS v(id, started_at, duration_ms, result)
+    ), a AS (
+      INSERT INTO tool_call_attempts (id, call_id, round, n, started_at, duration_ms, outcome, http_status)
+      SELECT 'att_' || substr(v.id, 6), v.id, 1, 1, v.started_at, v.duration_ms, 'success', 200 FROM v
+    )
+    UPDATE tool_calls t SET status = 'succeeded', next_attempt_n = NULL, next_attempt_at = NULL,
+      first_attempt_at = v.started_at, attempt_deadline = NULL, result = v.result::jsonb, result_text = v.result,
+      finished_at = $5::timestamptz, updated_at = $5::timestamptz
+    FROM v WHERE t.id = v.id AND t.status = 'in_progress'`,
+};
+
+/** Claims a queued call with those of the same turn; resolves to the claimed rows by id. */
+const claim = perTurn(async (ids) => {
+  const { rows } = await db.query({ ...CLAIM, values: [ids, new Date()] });
+  return new Map(rows.map((row) => [row.id, row]));
+});
+
+/** Records an attempt that succeeded with those of the same turn; resolves once their statement committed. */
+const record = perTurn((items) => db.query({ ...RECORD, values: [...columnsOf(items, 4), new Date()] }));
+
+const worker = new Worker(
+  FLOOR_QUEUE,
+  async (job) => {
+    const row = (await claim(job.data.id)).get(job.data.id);
+    if (!row) return;
+    const body = sealer.open(row.body_enc);
+    const startedAt = Date.now();
+    const headers = signedHeaders(secret, row.event_id, body, startedAt);
+    const sent = await handler.request({ method: 'POST', path: handlerUrl.pathname, headers, body });
+    const text = await sent.body.text();
+    if (sent.statusCode !== 200) throw new Error(`handler answered ${sent.statusCode}`);
+    await record([row.id, new Date(startedAt), Date.now() - startedAt, text]);
+  },
+  { connection, prefix: FLOOR_PREFIX, concurrency: 50 },
+);
+worker.on('error', (error) => console.error(`queued floor worker: ${error.message}`));
+worker.on('failed', (job, error) => console.error(`queued floor job ${job?.id}: ${error.message}`));
+await worker.waitUntilReady();
+console.log('queued floor worker ready');
+
+const stop = async () => {
+  await worker.close(true).catch(() => undefined);
+  connection.disconnect();
+  await db.end().catch(() => undefined);
+  process.exit(0);
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);

@@ -368,7 +368,41 @@ function line(id, metric, { floor, tg, vs, vsUnit = '', unit = 'ms', goal = '', 
 const known = (v) => Number.isFinite(v);
 const check = (value, test) => (known(value) ? test(value) : null);
 
+/** The processes the issue's CPU goals count: Toolgate's two, Postgres and Redis (not the handler or the client). */
+const STACK_PARTS = ['api', 'worker', 'postgres', 'redis'];
+const stackCpu = (cpu) => (cpu ? STACK_PARTS.reduce((sum, p) => sum + (known(cpu[p]) ? cpu[p] : 0), 0) : undefined);
+
+/**
+ * Each run's CPU per call summed over STACK_PARTS, Toolgate's and the floor of its work's (rows 2 and 3): the
+ * measure of the CPU goals. Row 2's floor of the work is one process in the API's place, with Postgres.
+ */
+function deriveStackCpu() {
+  for (const r of results['2']?.runs ?? []) {
+    r.tg_stack_cpu = stackCpu(r.cpu_tg);
+    if (known(r.work_floor_server_ms)) r.work_stack_cpu = r.work_floor_server_ms + r.work_floor_postgres_ms;
+  }
+  for (const r of results['3']?.runs ?? []) {
+    r.tg_stack_cpu = stackCpu(r.cpu_tg);
+    r.work_stack_cpu = stackCpu(r.cpu_work_floor);
+  }
+  for (const r of [...(results['2']?.runs ?? []), ...(results['3']?.runs ?? [])])
+    if (known(r.tg_stack_cpu) && known(r.work_stack_cpu)) r.stack_cpu_ratio = r.tg_stack_cpu / r.work_stack_cpu;
+}
+
+/** Row `id`'s CPU goal: CPU per call over Toolgate's processes, Postgres and Redis, against the floor of its work. */
+function stackCpuLine(id, goalMs) {
+  return line(id, 'CPU per call, API + worker + Postgres + Redis (floor: the floor of its work, no framework)', {
+    floor: 'work_stack_cpu',
+    tg: 'tg_stack_cpu',
+    vs: 'stack_cpu_ratio',
+    vsUnit: '×',
+    goal: `≤ ${goalMs.toFixed(1)} ms`,
+    met: () => check(med(id, 'tg_stack_cpu'), (v) => v <= goalMs),
+  });
+}
+
 function tableLines() {
+  deriveStackCpu();
   const L = [];
   L.push(
     line('1', 'p50', {
@@ -419,6 +453,7 @@ function tableLines() {
       vsUnit: '×',
     }),
   );
+  if (results['2']) L.push(stackCpuLine('2', 0.5));
   for (const id of ['3', '3b'].filter((k) => results[k])) {
     L.push(
       line(id, 'end to end, calls/s', {
@@ -444,6 +479,7 @@ function tableLines() {
           vsUnit: '×',
         }),
       );
+    if (id === '3') L.push(stackCpuLine('3', 1.0));
   }
   if (results['3c']) {
     L.push(line('3c', 'first call delivered, after the resume', { floor: 'floor_first', tg: 'tg_first' }));
@@ -636,7 +672,8 @@ function queuedWorkFloorLine(c, goal) {
     `${fmt(w.redis)}): Toolgate spends ${fmt(c.total - w.total)} ms per call over its work (${fmt(c.total / w.total)}×). ` +
     (w.total > (os.cpus().length * 1000) / goal
       ? `At the work's own cost ${os.cpus().length} cores cap the rate near ${fmt((os.cpus().length * 1000) / w.total)} ` +
-        `calls/s: the goal is beyond what the work costs on this machine at the least. `
+        `calls/s: through a queue, the goal is beyond what the work costs on this machine at the least (Toolgate's ` +
+        `API makes up to APP_DELIVERY_CONCURRENCY first attempts of an app itself, without the queue and its claim). `
       : '')
   );
 }
@@ -719,7 +756,7 @@ function obstacles(lines, cpu) {
         oneCore +
         (id === '2' ? workFloorLine(c) : '') +
         (id === '3' ? queuedWorkFloorLine(c, goal) : '') +
-        `At that cost ${os.cpus().length} cores cap the rate near ${fmt(bound)} calls/s, so ` +
+        `At Toolgate's ${fmt(c.total)} ms per call ${os.cpus().length} cores cap the rate near ${fmt(bound)} calls/s, so ` +
         (rate >= goal
           ? 'the goal is met.'
           : `the goal needs the CPU per call cut by about ${fmt((1 - rate / goal) * 100)} % (the largest share: ${parts[0]?.replace('_', ' ')}), or more cores.`),

@@ -3,8 +3,8 @@
 // read and parse the JSON request, find the token in memory (Toolgate verifies a token once, then remembers it),
 // check the one required argument, build the webhook body, encrypt it (AES-256-GCM, as it is stored), sign it
 // (Standard Webhooks: HMAC-SHA256), POST it to the handler (undici), store the call with its attempt in one statement
-// (a named prepared statement on pg, the same tables and indexes; the calls of one turn of the event loop together,
-// in one statement and one commit, as Toolgate batches them), and answer 200 with the result.
+// (a named prepared statement on pg, the same tables and indexes; the calls that arrive while a statement runs go in
+// the next one, with one commit, grouped as Toolgate groups them), and answer 200 with the result.
 // Not done here, and done by Toolgate: JWT verification on a token's first use, the toolset's checks (enabled,
 // refusals), idempotency keys, bounded reading of the handler's answer, metrics, request ids.
 // Env: PORT (0: any), DATABASE_URL (with ?schema=), HANDLER_URL, APP_ID, TOOL. Prints "floor listening on <port>".
@@ -16,7 +16,7 @@ import {
   bodySealer,
   columnsOf,
   floorDatabase,
-  perTurn,
+  grouped,
   readBody,
   signedHeaders,
 } from './lib/floor-work.mjs';
@@ -30,8 +30,8 @@ const sealer = bodySealer(randomBytes(32));
 const secret = randomBytes(24);
 const knownTokens = new Set();
 
-// The calls answered in one turn of the event loop are stored together, in one statement and one commit (as
-// Toolgate's statement batcher does): arrays of their values, unnested.
+// The calls answered while a statement runs are stored together, in one statement and one commit, grouped as
+// Toolgate's statement batcher groups them: arrays of their values, unnested.
 const INSERT = {
   name: 'floor_insert_calls',
   text: `WITH c AS (
@@ -50,8 +50,8 @@ const INSERT = {
     (extract(epoch FROM c.finished_at - c.first_attempt_at) * 1000)::int, 'success', 200 FROM c`,
 };
 
-/** Stores a call's row with those of the same turn; resolves once their statement committed. */
-const store = perTurn((rows) => {
+/** Stores a call's row with those that arrived with it; resolves once their statement committed. */
+const store = grouped((rows) => {
   const [ids, eventIds, agentIds, tools, dialogs, args, bodies, accepted, results, finished] = columnsOf(rows, 10);
   const values = [ids, eventIds, APP_ID, handlerUrl.href, agentIds, tools, dialogs, args, bodies, accepted];
   return db.query({ ...INSERT, values: [...values, results, finished] });

@@ -3,7 +3,8 @@
 // every thread, kernel included), not V8's --cpu-prof (a wall-time sampler: it counts a write that waits for a core
 // as time spent in `writev`). For each MODE (instant, background, mcp: server-everything's echo on the REST route, or
 // mcp-agent: the same echo through the agent's MCP endpoint with K SDK clients, row 5's path; instant-floor: instant
-// calls to bench/instant-floor-server.mjs, the floor of their work, in the API's place; a comma-separated list runs
+// calls to bench/instant-floor-server.mjs, the floor of their work, in the API's place; queued-floor: background calls
+// to bench/queued-floor-accept.mjs and -deliver.mjs, in the API's and the worker's places; a comma-separated list runs
 // each on its own stack) it starts one handler, one redis-server and Toolgate (fresh schema) with V8's jitdump
 // (`--perf-prof`), sends calls with K in flight, and after W seconds of warm-up records `perf record -k mono -g` of
 // both processes and of every Postgres process for D seconds; `perf inject --jit` then names the JavaScript frames.
@@ -21,9 +22,16 @@ import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { CALL_ARGUMENTS } from './lib/body.mjs';
 import { codeOwnerOf } from './lib/code-owner.mjs';
-import { agentMcpClient, echoOnce, loadTarget, toolCallRequest } from './lib/fixtures.mjs';
+import { agentMcpClient, constructorApp, echoOnce, httpTool, loadTarget, toolCallRequest } from './lib/fixtures.mjs';
 import { killAllSync, stopAll } from './lib/procs.mjs';
-import { startEverything, startHandler, startInstantFloor, startRedis, startToolgate } from './lib/stack.mjs';
+import {
+  startEverything,
+  startHandler,
+  startInstantFloor,
+  startQueuedFloor,
+  startRedis,
+  startToolgate,
+} from './lib/stack.mjs';
 
 const MODES = (process.env.MODE ?? 'instant').split(',');
 const K = Number(process.env.K ?? 50);
@@ -37,8 +45,9 @@ if (spawnSync('perf', ['--version']).status !== 0) {
   console.error('bench/perf-profile.mjs needs Linux perf on the PATH (Debian: apt install linux-perf).');
   process.exit(2);
 }
-if (!MODES.every((mode) => ['instant', 'instant-floor', 'background', 'mcp', 'mcp-agent'].includes(mode))) {
-  console.error(`MODE must list instant, instant-floor, background, mcp or mcp-agent (got "${MODES.join(',')}")`);
+const KNOWN_MODES = ['instant', 'instant-floor', 'background', 'queued-floor', 'mcp', 'mcp-agent'];
+if (!MODES.every((mode) => KNOWN_MODES.includes(mode))) {
+  console.error(`MODE must list ${KNOWN_MODES.join(', ')} (got "${MODES.join(',')}")`);
   process.exit(2);
 }
 process.on('exit', killAllSync);
@@ -55,15 +64,29 @@ function run(command, args, options = {}) {
 /** The load: calls of MODE, K in flight, until `stop()`; `count()` says how many were answered. */
 async function startLoad(MODE, stack, handler, everything, nodeOptions) {
   const everythingUrl = everything?.url;
-  const floor = MODE === 'instant-floor';
-  const { agent, tool } = await loadTarget(stack, 'perf', floor ? 'instant' : MODE, {
+  const target = { 'instant-floor': 'instant', 'queued-floor': 'background' }[MODE] ?? MODE;
+  const { agent, tool } = await loadTarget(stack, 'perf', target, {
     handlerUrl: `${handler.url}/ok/perf`,
     everythingUrl,
   });
-  // instant-floor: the same calls to bench/instant-floor-server.mjs, which stands in for the API.
-  const server = floor
-    ? await startInstantFloor(stack, `${handler.url}/ok/perf`, tool, { nodeOptions, cwd: dir })
-    : { pid: stack.api.pid, url: stack.baseUrl };
+  // instant-floor: the same calls to bench/instant-floor-server.mjs, which stands in for the API; queued-floor: to
+  // bench/queued-floor-accept.mjs and -deliver.mjs, which stand in for the API and the worker (an app of their own).
+  let server = { pid: stack.api.pid, workerPid: stack.worker.pid, url: stack.baseUrl };
+  if (MODE === 'instant-floor') {
+    const floor = await startInstantFloor(stack, `${handler.url}/ok/perf`, tool, { nodeOptions, cwd: dir });
+    server = { ...floor, workerPid: stack.worker.pid };
+  } else if (MODE === 'queued-floor') {
+    const { app } = await constructorApp(stack, 'perffloor', [httpTool('t', `${handler.url}/ok/perf`, 'background')]);
+    const floor = await startQueuedFloor(stack, {
+      appId: app.id,
+      handlerUrl: `${handler.url}/ok/perf`,
+      tool,
+      redisUrl: stack.env.REDIS_URL,
+      nodeOptions,
+      cwd: dir,
+    });
+    server = { pid: floor.acceptPid, workerPid: floor.deliverPid, url: floor.url, stop: floor.stop };
+  }
   const mcpClients =
     MODE === 'mcp-agent' ? await Promise.all(Array.from({ length: K }, () => agentMcpClient(stack, agent))) : [];
   const pool = new Pool(server.url, { connections: K });
@@ -84,11 +107,13 @@ async function startLoad(MODE, stack, handler, everything, nodeOptions) {
   });
   return {
     pid: server.pid,
+    workerPid: server.workerPid,
     count: () => answered,
     async stop() {
       stopped = true;
       await Promise.all(loops);
       await pool.close();
+      await server.stop?.();
       await Promise.all(mcpClients.map((client) => client.close().catch(() => undefined)));
     },
   };
@@ -224,7 +249,7 @@ async function profile(MODE) {
   // Every Postgres process on the machine, as the CPU table of run.mjs counts them (Toolgate's backends and the
   // WAL writer, checkpointer and autovacuum), named by what `ps` says each one is.
   const postgres = postgresProcesses();
-  const pids = [load.pid, stack.worker.pid, ...postgres.keys()].join(',');
+  const pids = [load.pid, load.workerPid, ...postgres.keys()].join(',');
   const perfData = join(dir, `perf-${MODE}.data`);
   const recorder = spawn('perf', ['record', '-k', 'mono', '-F', '999', '-g', '-p', pids, '-o', perfData], {
     stdio: 'ignore',
@@ -246,9 +271,16 @@ async function profile(MODE) {
     if (!byPid.has(sample.pid)) byPid.set(sample.pid, []);
     byPid.get(sample.pid).push(sample.frames);
   }
+  const roles = {
+    'instant-floor': ['floor server (in place of the API)', 'worker'],
+    'queued-floor': [
+      'floor accepting process (in place of the API)',
+      'floor delivering process (in place of the worker)',
+    ],
+  }[MODE] ?? ['API', 'worker'];
   const sections = [
-    [load.pid, MODE === 'instant-floor' ? 'floor server (in place of the API)' : 'API'],
-    [stack.worker.pid, 'worker'],
+    [load.pid, roles[0]],
+    [load.workerPid, roles[1]],
   ]
     .filter(([pid]) => byPid.has(pid))
     // A process that was nearly idle under this load (the worker under instant calls) says nothing about it.

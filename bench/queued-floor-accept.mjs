@@ -2,8 +2,9 @@
 // API must do for a `background` call, each step at its cheapest, without a framework. One node:http process reads
 // and parses the JSON request, finds the token in memory (Toolgate verifies a token once, then remembers it), checks
 // the one required argument, builds the webhook body, encrypts it (AES-256-GCM, as it is stored), stores the call
-// queued (a named prepared statement on pg, the same tables and indexes; the calls of one turn of the event loop in
-// one statement and one commit), then queues its delivery job (BullMQ, one addBulk per turn), and answers 202.
+// queued (a named prepared statement on pg, the same tables and indexes; the calls that arrive while a statement
+// runs go in the next one, with one commit, grouped as Toolgate groups them), then queues its delivery job (BullMQ,
+// one addBulk per group), and answers 202.
 // Not done here, and done by Toolgate: JWT verification on a token's first use, the toolset's checks, idempotency
 // keys, the per-app cap, making a first attempt itself, metrics, request ids.
 // Env: PORT (0: any), DATABASE_URL (with ?schema=), REDIS_URL, FLOOR_QUEUE, FLOOR_PREFIX, FLOOR_KEY (32 bytes,
@@ -12,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { answerJson as answer, bodySealer, columnsOf, floorDatabase, perTurn, readBody } from './lib/floor-work.mjs';
+import { answerJson as answer, bodySealer, columnsOf, floorDatabase, grouped, readBody } from './lib/floor-work.mjs';
 
 const { DATABASE_URL, REDIS_URL, FLOOR_QUEUE, FLOOR_PREFIX, FLOOR_KEY, HANDLER_URL, APP_ID, TOOL } = process.env;
 const db = floorDatabase(DATABASE_URL);
@@ -35,15 +36,15 @@ const INSERT = {
       $10::timestamptz[]) AS v(id, event_id, agent_id, tool, dialog_id, arguments, body_enc, accepted_at)`,
 };
 
-/** Stores a queued call with those of the same turn; resolves once their statement committed. */
-const store = perTurn((rows) => {
+/** Stores a queued call with those that arrived with it; resolves once their statement committed. */
+const store = grouped((rows) => {
   const [ids, eventIds, agentIds, tools, dialogs, args, bodies, accepted] = columnsOf(rows, 8);
   const values = [ids, APP_ID, HANDLER_URL, eventIds, agentIds, tools, dialogs, args, bodies, accepted];
   return db.query({ ...INSERT, values });
 });
 
-/** Queues the delivery of a stored call with those of the same turn, in one addBulk. */
-const enqueue = perTurn((ids) =>
+/** Queues the delivery of a stored call with those that arrived with it, in one addBulk. */
+const enqueue = grouped((ids) =>
   queue.addBulk(
     ids.map((id) => ({
       name: 'deliver',

@@ -1,9 +1,9 @@
 // The floor of a queued call's work, its delivering half (bench/queued-floor-accept.mjs queues the jobs): what
 // Toolgate's worker must do for a `background` call's attempt, each step at its cheapest, without a framework. A
 // BullMQ Worker (concurrency 50, as Toolgate's WORKER_CONCURRENCY in the bench) claims the call (one UPDATE for the
-// claims of one turn of the event loop), opens its stored body, signs it (Standard Webhooks: HMAC-SHA256), POSTs it
-// to the handler (undici), and records the attempt with the call's result (one statement per turn, as Toolgate's
-// statement batcher does).
+// claims that arrive together), opens its stored body, signs it (Standard Webhooks: HMAC-SHA256), POSTs it to the
+// handler (undici), and records the attempt with the call's result (one statement for the records that arrive
+// together); claims and records are grouped as Toolgate's worker groups them.
 // Not done here, and done by Toolgate: the claim's read of the app, installation and tool as they are now, the
 // per-app cap, the retry schedule, bounded reading of the handler's answer, the agent's wake-up, metrics.
 // Env: DATABASE_URL (with ?schema=), REDIS_URL, FLOOR_QUEUE, FLOOR_PREFIX, FLOOR_KEY (32 bytes, base64), HANDLER_URL.
@@ -12,46 +12,55 @@ import { randomBytes } from 'node:crypto';
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { Pool } from 'undici';
-import { bodySealer, columnsOf, floorDatabase, perTurn, signedHeaders } from './lib/floor-work.mjs';
+import { bodySealer, floorDatabase, grouped, perSize, signedHeaders, valueRows } from './lib/floor-work.mjs';
 
 const { DATABASE_URL, REDIS_URL, FLOOR_QUEUE, FLOOR_PREFIX, FLOOR_KEY, HANDLER_URL } = process.env;
-const db = floorDatabase(DATABASE_URL);
+// Claims and records find their calls by primary key. Without bitmap scans: a generic plan of the claim read every
+// queued call through the partial index of queued calls (its statistics lag a table filling this fast), each claim.
+const db = floorDatabase(DATABASE_URL, { settings: { enable_bitmapscan: 'off' } });
 const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
 const sealer = bodySealer(Buffer.from(FLOOR_KEY, 'base64'));
 const secret = randomBytes(24);
 const handlerUrl = new URL(HANDLER_URL);
 const handler = new Pool(handlerUrl.origin, { connections: 50 });
 
-const CLAIM = {
-  name: 'floor_claim_calls',
-  text: `UPDATE tool_calls t SET status = 'in_progress', updated_at = $2::timestamptz,
-      attempt_deadline = $2::timestamptz + make_interval(secs => t.attempt_timeout_s + 5)
-    FROM unnest($1::text[]) AS v(id) WHERE t.id = v.id AND t.status = 'queued'
-    RETURNING t.id, t.event_id, t.body_enc`,
-};
-const RECORD = {
-  name: 'floor_record_attempts',
-  text: `WITH v AS (
-      SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::int[], $4::text[])
-        AS v(id, started_at, duration_ms, result)
+/** Claims `size` calls: a queued one, or one whose attempt outlived its deadline, as Toolgate's claim takes. */
+const claimCalls = perSize('floor_claim_calls', (size) => {
+  return `UPDATE tool_calls t SET status = 'in_progress', updated_at = $1::timestamptz,
+      attempt_deadline = $1::timestamptz + make_interval(secs => t.attempt_timeout_s + 5)
+    FROM (VALUES ${valueRows(size, ['text'], 1)}) AS v(id)
+    WHERE t.id = v.id AND (t.status = 'queued' OR (t.status = 'in_progress' AND t.attempt_deadline < $1::timestamptz))
+    RETURNING t.id, t.event_id, t.body_enc`;
+});
+
+/** Records `size` attempts that succeeded, each with its call's result. */
+const recordAttempts = perSize('floor_record_attempts', (size) => {
+  return `WITH v (id, started_at, duration_ms, result) AS (
+      VALUES ${valueRows(size, ['text', 'timestamptz', 'int', 'text'], 1)}
     ), a AS (
       INSERT INTO tool_call_attempts (id, call_id, round, n, started_at, duration_ms, outcome, http_status)
       SELECT 'att_' || substr(v.id, 6), v.id, 1, 1, v.started_at, v.duration_ms, 'success', 200 FROM v
     )
     UPDATE tool_calls t SET status = 'succeeded', next_attempt_n = NULL, next_attempt_at = NULL,
       first_attempt_at = v.started_at, attempt_deadline = NULL, result = v.result::jsonb, result_text = v.result,
-      finished_at = $5::timestamptz, updated_at = $5::timestamptz
-    FROM v WHERE t.id = v.id AND t.status = 'in_progress'`,
-};
-
-/** Claims a queued call with those of the same turn; resolves to the claimed rows by id. */
-const claim = perTurn(async (ids) => {
-  const { rows } = await db.query({ ...CLAIM, values: [ids, new Date()] });
-  return new Map(rows.map((row) => [row.id, row]));
+      finished_at = $1::timestamptz, updated_at = $1::timestamptz
+    FROM v WHERE t.id = v.id AND t.status = 'in_progress'`;
 });
 
-/** Records an attempt that succeeded with those of the same turn; resolves once their statement committed. */
-const record = perTurn((items) => db.query({ ...RECORD, values: [...columnsOf(items, 4), new Date()] }));
+/** As Toolgate's worker groups its claims and records: a second statement for 25 items, or after 20 ms. */
+const SPREAD_OUT = { maxInFlight: 2, another: { waiting: 25, afterMs: 20 } };
+
+/** Claims a queued call with those that arrived with it; resolves to the claimed rows by id. */
+const claim = grouped(async (ids) => {
+  const { rows } = await db.query({ ...claimCalls(ids.length), values: [new Date(), ...ids] });
+  return new Map(rows.map((row) => [row.id, row]));
+}, SPREAD_OUT);
+
+/** Records an attempt that succeeded with those that arrived with it; resolves once their statement committed. */
+const record = grouped(
+  (items) => db.query({ ...recordAttempts(items.length), values: [new Date(), ...items.flat()] }),
+  SPREAD_OUT,
+);
 
 const worker = new Worker(
   FLOOR_QUEUE,

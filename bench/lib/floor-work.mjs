@@ -3,12 +3,16 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import pg from 'pg';
 
-/** A pg pool on DATABASE_URL's schema (`?schema=`, as Toolgate's URL gives it). */
-export function floorDatabase(databaseUrl, max = 10) {
+/**
+ * A pg pool on DATABASE_URL's schema (`?schema=`, as Toolgate's URL gives it). `settings`: more of Postgres's
+ * settings for its sessions.
+ */
+export function floorDatabase(databaseUrl, { max = 10, settings = {} } = {}) {
   const url = new URL(databaseUrl);
   const schema = url.searchParams.get('schema') ?? 'public';
   url.searchParams.delete('schema');
-  return new pg.Pool({ connectionString: url.toString(), max, options: `-c search_path=${schema}` });
+  const options = Object.entries({ search_path: schema, ...settings }).map(([name, value]) => `-c ${name}=${value}`);
+  return new pg.Pool({ connectionString: url.toString(), max, options: options.join(' ') });
 }
 
 const HEADER = Buffer.from(JSON.stringify({ alg: 'dir', enc: 'A256GCM', kid: 'k1' })).toString('base64url');
@@ -50,25 +54,68 @@ export function signedHeaders(secret, eventId, body, at = Date.now()) {
 }
 
 /**
- * Items of one turn of the event loop handled together, as Toolgate's statement batcher does: `add(item)` resolves
- * to what `run(items)` resolves to, once for all of them.
+ * Writes of one kind grouped as Toolgate's statement batcher groups them (libs/persistence/src/statement-batcher.ts,
+ * the cheapest grouping measured there): at most `maxInFlight` statements at once, a lone item at once, and the items
+ * that arrived while statements ran together in the next one, up to `maxBatch`. With `another` ({waiting, afterMs}, the worker's
+ * claims and records in Toolgate), a statement beside a running one starts only for `waiting` items, or once the
+ * oldest has waited `afterMs`. `add(item)` resolves to what `run(items)` resolved to for its statement.
  */
-export function perTurn(run) {
-  let pending = null;
-  return (item) => {
-    if (!pending) {
-      const batch = { items: [], done: null };
-      batch.done = new Promise((resolve, reject) =>
-        setImmediate(() => {
-          pending = null;
-          run(batch.items).then(resolve, reject);
-        }),
-      );
-      pending = batch;
-    }
-    pending.items.push(item);
-    return pending.done;
+export function grouped(run, { maxInFlight = 2, maxBatch = 25, another } = {}) {
+  let waiting = [];
+  let inFlight = 0;
+  let timer = null;
+  const mayStart = () => {
+    if (waiting.length === 0) return false;
+    if (inFlight === 0) return true;
+    if (inFlight >= maxInFlight) return false;
+    return !another || waiting.length >= another.waiting || Date.now() - waiting[0].since >= another.afterMs;
   };
+  const next = () => {
+    while (mayStart()) {
+      const batch = waiting.splice(0, maxBatch);
+      inFlight += 1;
+      run(batch.map((w) => w.item))
+        .then(
+          (output) => batch.forEach((w) => w.resolve(output)),
+          (error) => batch.forEach((w) => w.reject(error)),
+        )
+        .finally(() => {
+          inFlight -= 1;
+          next();
+        });
+    }
+    if (another && waiting.length > 0 && inFlight < maxInFlight && !timer) {
+      timer = setTimeout(
+        () => {
+          timer = null;
+          next();
+        },
+        Math.max(0, waiting[0].since + another.afterMs - Date.now()),
+      );
+    }
+  };
+  return (item) =>
+    new Promise((resolve, reject) => {
+      waiting.push({ item, since: Date.now(), resolve, reject });
+      next();
+    });
+}
+
+/** A statement for `size` items, built and named once per size (`text(size)`), as Toolgate's claims and records are. */
+export function perSize(name, text) {
+  const made = new Map();
+  return (size) => {
+    if (!made.has(size)) made.set(size, { name: `${name}_${size}`, text: text(size) });
+    return made.get(size);
+  };
+}
+
+/** `($o+1::a, $o+2::b), (…)`: `size` rows of parameters cast as `casts`, numbered from `offset + 1`. */
+export function valueRows(size, casts, offset = 0) {
+  const rows = Array.from({ length: size }, (_, row) =>
+    casts.map((cast, column) => `$${offset + row * casts.length + column + 1}::${cast}`).join(', '),
+  );
+  return `(${rows.join('), (')})`;
 }
 
 /** Item `i`'s values of `items` (arrays of the same length), column by column: a statement's unnest arrays. */

@@ -281,10 +281,11 @@ export async function startInstantFloor(stack, handlerUrl, tool, { nodeOptions, 
  * The floor of a queued call's work (bench/queued-floor-accept.mjs and bench/queued-floor-deliver.mjs, two processes
  * as Toolgate's API and worker) on the schema of `stack`, storing its calls as those of `appId` (an app of its own,
  * so that its calls are counted apart), calling `handlerUrl`, answering calls of `tool`, queueing on `redisUrl`.
- * Returns {url, acceptPid, deliverPid, output(), stop()}.
+ * `nodeOptions`, `cwd`: as Toolgate's (perf's jitdump). Returns {url, acceptPid, deliverPid, output(), stop()}.
  */
-export async function startQueuedFloor(stack, { appId, handlerUrl, tool, redisUrl }) {
+export async function startQueuedFloor(stack, { appId, handlerUrl, tool, redisUrl, nodeOptions, cwd }) {
   const env = {
+    ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
     DATABASE_URL: stack.env.DATABASE_URL,
     REDIS_URL: redisUrl,
     FLOOR_QUEUE: 'queued-floor',
@@ -292,9 +293,13 @@ export async function startQueuedFloor(stack, { appId, handlerUrl, tool, redisUr
     FLOOR_KEY: randomBytes(32).toString('base64'),
     HANDLER_URL: handlerUrl,
   };
-  const deliver = start('queued-floor-deliver', process.execPath, [join(BENCH, 'queued-floor-deliver.mjs')], { env });
+  const deliver = start('queued-floor-deliver', process.execPath, [join(BENCH, 'queued-floor-deliver.mjs')], {
+    env,
+    cwd,
+  });
   const accept = start('queued-floor-accept', process.execPath, [join(BENCH, 'queued-floor-accept.mjs')], {
     env: { ...env, PORT: '0', APP_ID: appId, TOOL: tool },
+    cwd,
   });
   await deliver.waitFor(/queued floor worker ready/, 15_000);
   const [, port] = await accept.waitFor(/queued floor listening on (\d+)/, 15_000);

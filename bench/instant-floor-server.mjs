@@ -8,8 +8,7 @@
 // Not done here, and done by Toolgate: JWT verification on a token's first use, the toolset's checks (enabled,
 // refusals), idempotency keys, bounded reading of the handler's answer, metrics, request ids.
 // Env: PORT (0: any), DATABASE_URL (with ?schema=), HANDLER_URL, APP_ID, TOOL. Prints "floor listening on <port>".
-import { randomBytes, randomUUID } from 'node:crypto';
-import http from 'node:http';
+import { randomBytes } from 'node:crypto';
 import { Pool } from 'undici';
 import {
   answerJson as answer,
@@ -17,7 +16,8 @@ import {
   columnsOf,
   floorDatabase,
   grouped,
-  readBody,
+  newCall,
+  serveCalls,
   signedHeaders,
 } from './lib/floor-work.mjs';
 
@@ -28,7 +28,6 @@ const APP_ID = process.env.APP_ID;
 const TOOL = process.env.TOOL;
 const sealer = bodySealer(randomBytes(32));
 const secret = randomBytes(24);
-const knownTokens = new Set();
 
 // The calls answered while a statement runs are stored together, in one statement and one commit, grouped as
 // Toolgate's statement batcher groups them: arrays of their values, unnested.
@@ -58,32 +57,9 @@ const store = grouped((rows) => {
 });
 
 async function call(req, res, raw) {
-  const token = req.headers.authorization;
-  if (!token) return answer(res, 401, { title: 'Unauthorized' });
-  // Toolgate verifies a token once, then finds it in memory: here every token counts as verified already.
-  if (!knownTokens.has(token)) knownTokens.add(token);
-  const agentId = req.url.split('/')[3];
-  const input = JSON.parse(raw);
-  if (input.tool !== TOOL || typeof input.arguments?.customer_id !== 'string')
-    return answer(res, 422, { title: 'Unprocessable' });
-  const acceptedAt = new Date();
-  const callId = `call_${randomUUID().replaceAll('-', '')}`;
-  const eventId = randomUUID();
-  const body = JSON.stringify({
-    event_id: eventId,
-    event_type: 'tool_call',
-    timestamp: acceptedAt.toISOString(),
-    app_id: APP_ID,
-    installation_id: 'inst_floor',
-    project_id: 'proj_floor',
-    agent_id: agentId,
-    dialog_id: input.dialog_id,
-    tool_name: 't',
-    tool_instance_id: 'ti_floor',
-    arguments: input.arguments,
-    configuration: {},
-    private_data: {},
-  });
+  const accepted = newCall(req, res, raw, { appId: APP_ID, tool: TOOL });
+  if (!accepted) return;
+  const { agentId, input, acceptedAt, callId, eventId, body } = accepted;
   const bodyEnc = sealer.seal(body);
   const headers = signedHeaders(secret, eventId, body, acceptedAt.getTime());
   const sent = await handler.request({ method: 'POST', path: handlerUrl.pathname, headers, body });
@@ -105,15 +81,4 @@ async function call(req, res, raw) {
   answer(res, 200, { call_id: callId, status: 'succeeded', result, result_text: text });
 }
 
-const server = http.createServer((req, res) => {
-  readBody(req)
-    .then((raw) => call(req, res, raw))
-    .catch((error) => {
-      console.error(error);
-      answer(res, 500, { title: 'Internal Server Error' });
-    });
-});
-server.keepAliveTimeout = 60_000;
-server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
-  console.log(`floor listening on ${server.address().port}`);
-});
+serveCalls('floor', call);

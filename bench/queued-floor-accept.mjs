@@ -9,18 +9,23 @@
 // keys, the per-app cap, making a first attempt itself, metrics, request ids.
 // Env: PORT (0: any), DATABASE_URL (with ?schema=), REDIS_URL, FLOOR_QUEUE, FLOOR_PREFIX, FLOOR_KEY (32 bytes,
 // base64), HANDLER_URL, APP_ID, TOOL. Prints "queued floor listening on <port>".
-import { randomUUID } from 'node:crypto';
-import http from 'node:http';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { answerJson as answer, bodySealer, columnsOf, floorDatabase, grouped, readBody } from './lib/floor-work.mjs';
+import {
+  answerJson as answer,
+  bodySealer,
+  columnsOf,
+  floorDatabase,
+  grouped,
+  newCall,
+  serveCalls,
+} from './lib/floor-work.mjs';
 
 const { DATABASE_URL, REDIS_URL, FLOOR_QUEUE, FLOOR_PREFIX, FLOOR_KEY, HANDLER_URL, APP_ID, TOOL } = process.env;
 const db = floorDatabase(DATABASE_URL);
 const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
 const queue = new Queue(FLOOR_QUEUE, { connection, prefix: FLOOR_PREFIX });
 const sealer = bodySealer(Buffer.from(FLOOR_KEY, 'base64'));
-const knownTokens = new Set();
 
 // Due a day later: Toolgate's reconciler, running on the same schema, re-queues overdue calls for its own worker,
 // which would cancel these (their installation is not one of Toolgate's).
@@ -55,47 +60,13 @@ const enqueue = grouped((ids) =>
 );
 
 async function call(req, res, raw) {
-  const token = req.headers.authorization;
-  if (!token) return answer(res, 401, { title: 'Unauthorized' });
-  // Toolgate verifies a token once, then finds it in memory: here every token counts as verified already.
-  if (!knownTokens.has(token)) knownTokens.add(token);
-  const agentId = req.url.split('/')[3];
-  const input = JSON.parse(raw);
-  if (input.tool !== TOOL || typeof input.arguments?.customer_id !== 'string')
-    return answer(res, 422, { title: 'Unprocessable' });
-  const acceptedAt = new Date();
-  const callId = `call_${randomUUID().replaceAll('-', '')}`;
-  const eventId = randomUUID();
-  const body = JSON.stringify({
-    event_id: eventId,
-    event_type: 'tool_call',
-    timestamp: acceptedAt.toISOString(),
-    app_id: APP_ID,
-    installation_id: 'inst_floor',
-    project_id: 'proj_floor',
-    agent_id: agentId,
-    dialog_id: input.dialog_id,
-    tool_name: 't',
-    tool_instance_id: 'ti_floor',
-    arguments: input.arguments,
-    configuration: {},
-    private_data: {},
-  });
+  const accepted = newCall(req, res, raw, { appId: APP_ID, tool: TOOL });
+  if (!accepted) return;
+  const { agentId, input, acceptedAt, callId, eventId, body } = accepted;
   const args = JSON.stringify(input.arguments);
   await store([callId, eventId, agentId, input.tool, input.dialog_id, args, sealer.seal(body), acceptedAt]);
   await enqueue(callId);
   answer(res, 202, { call_id: callId, status: 'queued' });
 }
 
-const server = http.createServer((req, res) => {
-  readBody(req)
-    .then((raw) => call(req, res, raw))
-    .catch((error) => {
-      console.error(error);
-      answer(res, 500, { title: 'Internal Server Error' });
-    });
-});
-server.keepAliveTimeout = 60_000;
-server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
-  console.log(`queued floor listening on ${server.address().port}`);
-});
+serveCalls('queued floor', call);

@@ -1,6 +1,7 @@
 // The pieces the floors of a call's own work share (bench/instant-floor-server.mjs, bench/queued-floor-*.mjs): each
 // step of Toolgate's work at its cheapest, on pg, node:crypto and undici, without a framework.
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes, randomUUID } from 'node:crypto';
+import http from 'node:http';
 import pg from 'pg';
 
 /**
@@ -138,4 +139,66 @@ export function answerJson(res, status, body) {
   const bytes = Buffer.from(JSON.stringify(body));
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': bytes.length });
   res.end(bytes);
+}
+
+const knownTokens = new Set();
+
+/**
+ * What a floor does first with a tool call, as Toolgate's API must: the bearer token (Toolgate verifies a token
+ * once, then finds it in memory: here every token counts as verified already), the JSON request, the one required
+ * argument, and the webhook body (of an installation, instance and project the floor makes up). Answers 401 or 422
+ * itself, and returns null then.
+ */
+export function newCall(req, res, raw, { appId, tool }) {
+  const token = req.headers.authorization;
+  if (!token) {
+    answerJson(res, 401, { title: 'Unauthorized' });
+    return null;
+  }
+  if (!knownTokens.has(token)) knownTokens.add(token);
+  const agentId = req.url.split('/')[3];
+  const input = JSON.parse(raw);
+  if (input.tool !== tool || typeof input.arguments?.customer_id !== 'string') {
+    answerJson(res, 422, { title: 'Unprocessable' });
+    return null;
+  }
+  const acceptedAt = new Date();
+  const callId = `call_${randomUUID().replaceAll('-', '')}`;
+  const eventId = randomUUID();
+  const body = JSON.stringify({
+    event_id: eventId,
+    event_type: 'tool_call',
+    timestamp: acceptedAt.toISOString(),
+    app_id: appId,
+    installation_id: 'inst_floor',
+    project_id: 'proj_floor',
+    agent_id: agentId,
+    dialog_id: input.dialog_id,
+    tool_name: 't',
+    tool_instance_id: 'ti_floor',
+    arguments: input.arguments,
+    configuration: {},
+    private_data: {},
+  });
+  return { agentId, input, acceptedAt, callId, eventId, body };
+}
+
+/**
+ * A node:http server on PORT (0: any port) that hands each request and its body to `call` (a failure answers 500),
+ * and prints `<name> listening on <port>` once it listens.
+ */
+export function serveCalls(name, call) {
+  const server = http.createServer((req, res) => {
+    readBody(req)
+      .then((raw) => call(req, res, raw))
+      .catch((error) => {
+        console.error(error);
+        answerJson(res, 500, { title: 'Internal Server Error' });
+      });
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
+    console.log(`${name} listening on ${server.address().port}`);
+  });
+  return server;
 }

@@ -404,7 +404,14 @@ export async function queuedThroughput(ctx, run, signal, { workFloor = false } =
     if (complete && delivered > expected)
       notes.push(`Toolgate: the handler got ${delivered} requests for ${expected} calls (duplicates)`);
     const tgRate = ((counts.succeeded ?? 0) * 1000) / elapsed;
-    const work = workFloor && complete ? await queuedWorkFloor(ctx, run, request, signal, notes) : null;
+    // The floor of the work runs after Toolgate; should it fail, Toolgate's figures of this run still count.
+    const work =
+      workFloor && complete
+        ? await queuedWorkFloor(ctx, run, request, signal, notes).catch((error) => {
+            notes.push(`floor of the work failed: ${error.message.split('\n')[0]}`);
+            return null;
+          })
+        : null;
     return {
       dirty: !complete,
       metrics: {

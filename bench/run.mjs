@@ -669,9 +669,11 @@ function queuedWorkFloorLine(c, goal) {
     `and BullMQ job, then claim, signature, POST and batched record, on node:http, pg, BullMQ, undici and ` +
     `node:crypto, in two processes, without a framework) ran ${fmt(rate)} calls/s at ${fmt(w.total)} ms of CPU per ` +
     `call in all (accepting ${fmt(w.api)}, delivering ${fmt(w.worker)}, Postgres ${fmt(w.postgres)}, Redis ` +
-    `${fmt(w.redis)}): Toolgate spends ${fmt(c.total - w.total)} ms per call over its work (${fmt(c.total / w.total)}×). ` +
+    `${fmt(w.redis)}): Toolgate spends ${fmt(c.total - w.total)} ms per call over its work ` +
+    `(${fmt(c.total / w.total)}×). ` +
     (w.total > (os.cpus().length * 1000) / goal
-      ? `At the work's own cost ${os.cpus().length} cores cap the rate near ${fmt((os.cpus().length * 1000) / w.total)} ` +
+      ? `At the work's own cost ${os.cpus().length} cores cap the rate near ` +
+        `${fmt((os.cpus().length * 1000) / w.total)} ` +
         `calls/s: through a queue, the goal is beyond what the work costs on this machine at the least (Toolgate's ` +
         `API makes up to APP_DELIVERY_CONCURRENCY first attempts of an app itself, without the queue and its claim). `
       : '')
@@ -756,7 +758,8 @@ function obstacles(lines, cpu) {
         oneCore +
         (id === '2' ? workFloorLine(c) : '') +
         (id === '3' ? queuedWorkFloorLine(c, goal) : '') +
-        `At Toolgate's ${fmt(c.total)} ms per call ${os.cpus().length} cores cap the rate near ${fmt(bound)} calls/s, so ` +
+        `At Toolgate's ${fmt(c.total)} ms per call ${os.cpus().length} cores cap the rate near ` +
+        `${fmt(bound)} calls/s, so ` +
         (rate >= goal
           ? 'the goal is met.'
           : `the goal needs the CPU per call cut by about ${fmt((1 - rate / goal) * 100)} % (the largest share: ${parts[0]?.replace('_', ' ')}), or more cores.`),

@@ -57,12 +57,13 @@ export function signedHeaders(secret, eventId, body, at = Date.now()) {
 /**
  * Writes of one kind grouped as Toolgate's statement batcher groups them (libs/persistence/src/statement-batcher.ts,
  * the cheapest grouping measured there): at most `maxInFlight` statements at once, a lone item at once, and the items
- * that arrived while statements ran together in the next one, up to `maxBatch`. With `another` ({waiting, afterMs}, the worker's
- * claims and records in Toolgate), a statement beside a running one starts only for `waiting` items, or once the
- * oldest has waited `afterMs`. `add(item)` resolves to what `run(items)` resolved to for its statement.
+ * that arrived while statements ran together in the next one, up to `maxBatch`. With `another` ({waiting, afterMs},
+ * as for the worker's claims and records in Toolgate), a statement beside a running one starts only for `waiting`
+ * items, or once the oldest has waited `afterMs`. `add(item)` resolves to what `run(items)` resolved to for its
+ * statement.
  */
 export function grouped(run, { maxInFlight = 2, maxBatch = 25, another } = {}) {
-  let waiting = [];
+  const waiting = [];
   let inFlight = 0;
   let timer = null;
   const mayStart = () => {

@@ -373,21 +373,19 @@ const STACK_PARTS = ['api', 'worker', 'postgres', 'redis'];
 const stackCpu = (cpu) => (cpu ? STACK_PARTS.reduce((sum, p) => sum + (known(cpu[p]) ? cpu[p] : 0), 0) : undefined);
 
 /**
- * Each run's CPU per call summed over STACK_PARTS, Toolgate's and the floor of its work's (rows 2 and 3): the
- * measure of the CPU goals. Row 2's floor of the work is one process in the API's place, with Postgres.
+ * Each run's CPU per call summed over STACK_PARTS, Toolgate's and the floor of its work's (rows 2 and 3, whose floor
+ * processes stand in the API's and the worker's places): the measure of the CPU goals.
  */
 function deriveStackCpu() {
-  for (const r of results['2']?.runs ?? []) {
-    r.tg_stack_cpu = stackCpu(r.cpu_tg);
-    if (known(r.work_floor_server_ms)) r.work_stack_cpu = r.work_floor_server_ms + r.work_floor_postgres_ms;
-  }
-  for (const r of results['3']?.runs ?? []) {
+  for (const r of [...(results['2']?.runs ?? []), ...(results['3']?.runs ?? [])]) {
     r.tg_stack_cpu = stackCpu(r.cpu_tg);
     r.work_stack_cpu = stackCpu(r.cpu_work_floor);
-  }
-  for (const r of [...(results['2']?.runs ?? []), ...(results['3']?.runs ?? [])])
     if (known(r.tg_stack_cpu) && known(r.work_stack_cpu)) r.stack_cpu_ratio = r.tg_stack_cpu / r.work_stack_cpu;
+  }
 }
+
+/** The median over row `id`'s runs of one part (`api`, `postgres`...) of a CPU measurement `key`. */
+const medPart = (id, key, part) => median((results[id]?.runs ?? []).map((r) => r[key]?.[part]).filter(known));
 
 /** Row `id`'s CPU goal: CPU per call over Toolgate's processes, Postgres and Redis, against the floor of its work. */
 function stackCpuLine(id, goalMs) {
@@ -683,12 +681,13 @@ function queuedWorkFloorLine(c, goal) {
 /** Row 2's API against the floor of an instant call's own work (bench/instant-floor-server.mjs), when measured. */
 function workFloorLine(c) {
   const rate = med('2', 'work_floor_rate');
-  const server = med('2', 'work_floor_server_ms');
+  const server = medPart('2', 'cpu_work_floor', 'api');
+  const postgres = medPart('2', 'cpu_work_floor', 'postgres');
   if (!known(rate) || !known(server)) return '';
   return (
     `The floor of the call's own work (bench/instant-floor-server.mjs: the same parsing, body, encryption, signature, ` +
     `POST and batched write on node:http, pg, undici and node:crypto, without a framework) served ${fmt(rate)} ` +
-    `calls/s at ${fmt(server)} ms of CPU per call in its process and ${fmt(med('2', 'work_floor_postgres_ms'))} ms ` +
+    `calls/s at ${fmt(server)} ms of CPU per call in its process and ${fmt(postgres)} ms ` +
     `in Postgres: the API spends ${fmt(c.api - server)} ms per call over its work (${fmt(c.api / server)}×). `
   );
 }

@@ -271,9 +271,10 @@ export async function instantLatency(ctx, run, signal) {
 }
 
 /**
- * Calls each side of row 1 gets before it is measured (about 3 s here; BENCH_WARMUP when larger): a fresh API
- * spends 3.3 ms of CPU per instant call over its first 500 calls and 1.3 ms after 2,500 (V8's JIT), and a fresh
- * floor-of-the-work process warms up likewise. With 200, row 1's first run measured the JIT.
+ * Calls each side of row 1 gets before it is measured (about 3 s here; BENCH_WARMUP when larger), and row 3's fresh
+ * floor of the work too: a fresh API spends 3.3 ms of CPU per instant call over its first 500 calls and 1.3 ms after
+ * 2,500 (V8's JIT), and a fresh floor-of-the-work process warms up likewise. With 200, row 1's first run measured
+ * the JIT.
  */
 export const LATENCY_WARMUP = 2000;
 
@@ -302,7 +303,7 @@ export async function instantThroughput(ctx, run, signal) {
     workFloor = await startInstantFloor(ctx.stack, `${ctx.handler.url}/ok/instant`, fx.instant.tool);
     workPool = new Pool(workFloor.url, { connections: cfg.clients, keepAliveTimeout: 30_000 });
     await saturate(workPool, tgReq, warm * 2, cfg.clients, okInstant, signal);
-    cpu = cpuProbe({ work_floor: workFloor.pid });
+    cpu = cpuProbe({ api: workFloor.pid });
     const work = await saturate(workPool, tgReq, cfg.throughputN, cfg.clients, okInstant, signal);
     const workCpu = cpu.stop(cfg.throughputN);
     const notes = [];
@@ -321,9 +322,8 @@ export async function instantThroughput(ctx, run, signal) {
         work_ratio: tg.rate / work.rate,
         cpu_floor: floorCpu,
         cpu_tg: tgCpu,
-        // CPU per call of the floor-of-the-work process and of Postgres while it served.
-        work_floor_server_ms: workCpu.work_floor,
-        work_floor_postgres_ms: workCpu.postgres,
+        // CPU per call while the floor of the work served: its process (in the API's place, `api`) and Postgres.
+        cpu_work_floor: workCpu,
       },
       notes,
     };
@@ -470,7 +470,7 @@ async function queuedWorkFloor(ctx, run, request, signal, notes) {
         );
       return done;
     };
-    const warm = Math.min(2000, cfg.queuedN);
+    const warm = Math.min(LATENCY_WARMUP, cfg.queuedN);
     await sendAndFinish(warm, 0);
     const cpu = cpuProbe({ ...pidsOf(ctx), api: floor.acceptPid, worker: floor.deliverPid });
     const t0 = now();

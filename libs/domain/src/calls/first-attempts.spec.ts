@@ -6,27 +6,25 @@ import { FirstAttempts } from './first-attempts.js';
 
 const env = { API_DELIVERY_CONCURRENCY: 3, APP_DELIVERY_CONCURRENCY: 2 } as Env;
 
-/** A DeliverAttempt whose handler answers when the test says, then records at once; `sent` lists the calls sent. */
+/** A DeliverAttempt whose handler answers when the test says, then records at once. */
 function handlers() {
   const answers: (() => void)[] = [];
-  const sent: string[] = [];
   const deliver = {
     execute: (attempt: PreparedAttempt) =>
-      new Promise<ToolCall>((resolve) => {
-        sent.push(attempt.call.id);
+      new Promise<ToolCall>((resolve) =>
         answers.push(() => {
           attempt.handlerDone?.();
           resolve(attempt.call);
-        });
-      }),
+        }),
+      ),
   } as unknown as DeliverAttempt;
-  return { answers, sent, deliver };
+  return { answers, deliver };
 }
 
 /** A call stored just now with its attempt's deadline: 10 s timeout, 5 s margin. */
-const attemptOf = (appId: string, storedAgoMs = 0, id = `call_${appId}`) => ({
+const attemptOf = (appId: string, storedAgoMs = 0) => ({
   call: {
-    id,
+    id: `call_${appId}`,
     appId,
     attemptTimeoutS: 10,
     attemptDeadline: new Date(Date.now() - storedAgoMs + 15_000),
@@ -38,7 +36,7 @@ const attemptOf = (appId: string, storedAgoMs = 0, id = `call_${appId}`) => ({
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('FirstAttempts', () => {
-  it('takes at most APP_DELIVERY_CONCURRENCY calls of one app and API_DELIVERY_CONCURRENCY in all, not yet attempted', () => {
+  it('holds at most APP_DELIVERY_CONCURRENCY slots of one app and API_DELIVERY_CONCURRENCY in all', () => {
     const slots = new FirstAttempts(env, handlers().deliver);
     expect([slots.take('a'), slots.take('a'), slots.take('a')]).toEqual([true, true, false]);
     expect([slots.take('b'), slots.take('c')]).toEqual([true, false]);
@@ -50,72 +48,23 @@ describe('FirstAttempts', () => {
   });
 
   it('gives a slot back once the handler answered, and drains what is in flight', async () => {
-    const { answers, sent, deliver } = handlers();
+    const { answers, deliver } = handlers();
     const slots = new FirstAttempts({ ...env, API_DELIVERY_CONCURRENCY: 1 }, deliver);
     expect(slots.take('a')).toBe(true);
     slots.start(attemptOf('a'));
-    // Taken while the one slot is in use: stored, its attempt waits for the slot.
-    expect(slots.take('b')).toBe(true);
-    expect(slots.take('c')).toBe(false);
-    expect(slots.start(attemptOf('b'))).toBe(true);
+    expect(slots.take('b')).toBe(false);
     await tick();
-    expect(sent).toEqual(['call_a']);
+    expect(answers).toHaveLength(1);
     answers[0]();
     await tick();
-    expect(sent).toEqual(['call_a', 'call_b']);
+    expect(slots.take('b')).toBe(true);
+    slots.start(attemptOf('b'));
+    await tick();
     const drained = slots.drain(1000);
     answers[1]();
     expect(await drained).toBe(0);
-    // Drained: no more calls are taken, even with slots free.
+    // Drained: no more slots are taken, even free ones.
     expect(slots.take('b')).toBe(false);
-  });
-
-  it('runs at most APP_DELIVERY_CONCURRENCY attempts of one app and API_DELIVERY_CONCURRENCY in all', async () => {
-    const { answers, sent, deliver } = handlers();
-    const slots = new FirstAttempts(env, deliver);
-    const stored = (appId: string, id: string) => {
-      expect(slots.take(appId)).toBe(true);
-      return slots.start(attemptOf(appId, 0, id));
-    };
-    stored('a', 'a1');
-    stored('a', 'a2');
-    // App A's two slots are in use: its next two calls are taken, stored, and wait; a fifth is queued.
-    expect([stored('a', 'a3'), stored('a', 'a4')]).toEqual([true, true]);
-    expect(slots.take('a')).toBe(false);
-    // App B takes the API's third and last slot.
-    stored('b', 'b1');
-    await tick();
-    expect(sent).toEqual(['a1', 'a2', 'b1']);
-    // B's handler answers: the API has a slot, but app A has none; A's answers start A's waiting ones in order.
-    answers[2]();
-    await tick();
-    expect(sent).toEqual(['a1', 'a2', 'b1']);
-    answers[1]();
-    await tick();
-    expect(sent).toEqual(['a1', 'a2', 'b1', 'a3']);
-    answers[0]();
-    await tick();
-    expect(sent).toEqual(['a1', 'a2', 'b1', 'a3', 'a4']);
-  });
-
-  it("leaves a waiting attempt to the reconciler once it could outlast its call's stored deadline", async () => {
-    const { answers, sent, deliver } = handlers();
-    const slots = new FirstAttempts({ ...env, APP_DELIVERY_CONCURRENCY: 1 }, deliver);
-    slots.take('a');
-    slots.start(attemptOf('a', 0, 'a1'));
-    slots.take('a');
-    // Stored 2.49 s ago: 10 ms of the 2.5 s it may wait (half the margin) are left.
-    expect(slots.start(attemptOf('a', 2490, 'a2'))).toBe(true);
-    expect(slots.take('a')).toBe(false);
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    answers[0]();
-    await tick();
-    expect(sent).toEqual(['a1']);
-    // Its place is given back: the app's next call is taken and attempted at once.
-    expect(slots.take('a')).toBe(true);
-    slots.start(attemptOf('a', 0, 'a3'));
-    await tick();
-    expect(sent).toEqual(['a1', 'a3']);
   });
 
   it('makes no attempt for a call stored too late for it, and gives its slot back', async () => {

@@ -12,6 +12,7 @@ import { Client, Pool } from 'undici';
 import { CALL_ARGUMENTS } from './lib/body.mjs';
 import { cpuProbe } from './lib/cpu.mjs';
 import { agentMcpClient, echoOnce, loadTarget, toolCallRequest } from './lib/fixtures.mjs';
+import { handlerCount } from './lib/load.mjs';
 import { killAllSync, stopAll } from './lib/procs.mjs';
 import { median } from './lib/stats.mjs';
 import { benchEnv, startEverything, startHandler, startRedis, startToolgate } from './lib/stack.mjs';
@@ -30,8 +31,7 @@ const ECHO = 'hello from the benchmark';
 const handler = await startHandler();
 const everything = MCP ? await startEverything() : null;
 const hc = new Client(handler.url);
-const count = async (path) =>
-  JSON.parse(await (await hc.request({ method: 'GET', path: '/_stats' })).body.text()).counts[path] ?? 0;
+const count = (path) => handlerCount(hc, path);
 
 async function side(name, dist) {
   const redis = await startRedis();

@@ -10,6 +10,7 @@ import { Client, Pool } from 'undici';
 import { CALL_ARGUMENTS } from './lib/body.mjs';
 import { cpuProbe } from './lib/cpu.mjs';
 import { loadTarget, toolCallRequest } from './lib/fixtures.mjs';
+import { handlerCount, inParallel, paced } from './lib/load.mjs';
 import { killAllSync, stopAll } from './lib/procs.mjs';
 import { startHandler, startRedis, startToolgate } from './lib/stack.mjs';
 
@@ -32,8 +33,6 @@ try {
   const path = '/ok/cpu-by-rate';
   const { agent, tool } = await loadTarget(stack, 'rate', 'background', { handlerUrl: `${handler.url}${path}` });
   const request = toolCallRequest(agent, tool, CALL_ARGUMENTS);
-  const delivered = async () =>
-    JSON.parse(await (await hc.request({ method: 'GET', path: '/_stats' })).body.text()).counts[path] ?? 0;
   const call = async () => {
     const response = await pool.request(request);
     await response.body.text();
@@ -41,15 +40,10 @@ try {
   };
   let sent = 0;
   const allDelivered = async () => {
-    while ((await delivered()) < sent) await sleep(10);
+    while ((await handlerCount(hc, path)) < sent) await sleep(10);
   };
 
-  let i = 0;
-  await Promise.all(
-    Array.from({ length: 50 }, async () => {
-      while (i++ < WARMUP) await call();
-    }),
-  );
+  await inParallel(WARMUP, 50, call);
   sent += WARMUP;
   await allDelivered();
   const pids = { api: stack.api.pid, worker: stack.worker.pid, redis: redis.proc.pid };
@@ -62,14 +56,7 @@ try {
   for (const rate of RATES) {
     const n = rate * S;
     const probe = cpuProbe(pids);
-    const calls = [];
-    const t0 = Date.now();
-    for (let k = 0; k < n; k += 1) {
-      const wait = t0 + (k * 1000) / rate - Date.now();
-      if (wait > 1) await sleep(wait);
-      calls.push(call());
-    }
-    await Promise.all(calls);
+    await paced(n, rate, call);
     sent += n;
     await allDelivered();
     const r = probe.stop(n);

@@ -7,6 +7,7 @@ import { Client, Pool } from 'undici';
 import { CALL_ARGUMENTS } from './lib/body.mjs';
 import { cpuProbe } from './lib/cpu.mjs';
 import { agentWith, constructorApp, httpTool } from './lib/fixtures.mjs';
+import { handlerCount } from './lib/load.mjs';
 import { killAllSync, stopAll } from './lib/procs.mjs';
 import { startHandler, startRedis, startToolgate } from './lib/stack.mjs';
 
@@ -18,8 +19,7 @@ const redis = await startRedis();
 const handler = await startHandler();
 const stack = await startToolgate({ redisUrl: redis.url, label: 'cpu' });
 const hc = new Client(handler.url);
-const count = async (path) =>
-  JSON.parse(await (await hc.request({ method: 'GET', path: '/_stats' })).body.text()).counts[path] ?? 0;
+const count = (path) => handlerCount(hc, path);
 try {
   for (const mode of ['instant', 'background']) {
     const path = `/ok/cpu-${mode}`;

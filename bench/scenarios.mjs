@@ -8,6 +8,7 @@ import { Client, Pool } from 'undici';
 import { CALL_ARGUMENTS, WEBHOOK_BODY } from './lib/body.mjs';
 import { cpuProbe } from './lib/cpu.mjs';
 import { agentWith, constructorApp, httpTool, mcpApp, mcpConnect } from './lib/fixtures.mjs';
+import { inParallel, paced } from './lib/load.mjs';
 import { rssMiB, sampleRss } from './lib/procs.mjs';
 import { startInstantFloor, startQueuedFloor } from './lib/stack.mjs';
 import { percentile } from './lib/stats.mjs';
@@ -27,33 +28,6 @@ function pidsOf(ctx) {
     floor_worker: ctx.floor.pid,
     bench_client: process.pid,
   };
-}
-
-/** Runs `fn(i)` for i in [0, n) with `concurrency` loops. */
-async function inParallel(n, concurrency, fn, signal) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, n) }, async () => {
-      while (next < n) {
-        signal?.throwIfAborted();
-        const i = next++;
-        await fn(i);
-      }
-    }),
-  );
-}
-
-/** Runs `fn(i)` for i in [0, n), the i-th started `i / rate` seconds after the first, whether or not earlier ones ended. */
-async function paced(n, rate, fn, signal) {
-  const t0 = now();
-  const running = [];
-  for (let i = 0; i < n; i++) {
-    signal?.throwIfAborted();
-    const wait = t0 + (i * 1000) / rate - now();
-    if (wait > 1) await sleep(wait);
-    running.push(fn(i));
-  }
-  await Promise.all(running);
 }
 
 /** `n` requests one after another on one keep-alive connection: latencies in ms and errors. */

@@ -10,7 +10,7 @@ import { cpuProbe } from './lib/cpu.mjs';
 import { agentWith, constructorApp, httpTool, mcpApp, mcpConnect } from './lib/fixtures.mjs';
 import { inParallel, paced } from './lib/load.mjs';
 import { rssMiB, sampleRss } from './lib/procs.mjs';
-import { startInstantFloor, startQueuedFloor } from './lib/stack.mjs';
+import { startInstantFloor, startMcpFloor, startQueuedFloor } from './lib/stack.mjs';
 import { percentile } from './lib/stats.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -693,35 +693,54 @@ export async function mcpProxy(ctx, run, signal) {
   const tgClient = await mcpConnect(`${ctx.stack.baseUrl}/v1/agents/${fx.mcp.agentId}/mcp`, {
     authorization: `Bearer ${fx.mcp.token}`,
   });
+  let workFloor;
+  let workClient;
   try {
-    const warm = Math.min(30, cfg.warmup);
+    // Each side warmed up alike, with enough calls for a fresh process's JIT to settle (the floor of the work is one).
+    const warm = Math.max(cfg.warmup, LATENCY_WARMUP);
+    await mcpCalls(floorClient, 'echo', warm, 0, signal);
     let cpu = cpuProbe(pidsOf(ctx));
-    const floor = await mcpCalls(floorClient, 'echo', warm, cfg.mcpN, signal);
-    const floorCpu = cpu.stop(cfg.mcpN + warm);
+    const floor = await mcpCalls(floorClient, 'echo', 0, cfg.mcpN, signal);
+    const floorCpu = cpu.stop(cfg.mcpN);
+    await mcpCalls(tgClient, fx.mcp.tool, warm, 0, signal);
     cpu = cpuProbe(pidsOf(ctx));
-    const tg = await mcpCalls(tgClient, fx.mcp.tool, warm, cfg.mcpN, signal);
-    const tgCpu = cpu.stop(cfg.mcpN + warm);
+    const tg = await mcpCalls(tgClient, fx.mcp.tool, 0, cfg.mcpN, signal);
+    const tgCpu = cpu.stop(cfg.mcpN);
+    // The same calls through the floor of a proxy's work (no framework), relaying to the same server, on the same
+    // schema.
+    workFloor = await startMcpFloor(ctx.stack, ctx.everything.url);
+    workClient = await mcpConnect(workFloor.url);
+    await mcpCalls(workClient, 'echo', warm, 0, signal);
+    const work = await mcpCalls(workClient, 'echo', 0, cfg.mcpN, signal);
     const notes = [];
     if (floor.errors) notes.push(`floor: ${floor.errors} unexpected results (${floor.firstError})`);
     if (tg.errors) notes.push(`Toolgate: ${tg.errors} unexpected results (${tg.firstError})`);
+    if (work.errors) notes.push(`floor of the work: ${work.errors} unexpected results (${work.firstError})`);
     const m = {
       floor_p50: percentile(floor.latencies, 50),
       floor_p99: percentile(floor.latencies, 99),
       tg_p50: percentile(tg.latencies, 50),
       tg_p99: percentile(tg.latencies, 99),
+      work_p50: percentile(work.latencies, 50),
+      work_p99: percentile(work.latencies, 99),
     };
     return {
       metrics: {
         ...m,
         ratio_p50: m.tg_p50 / m.floor_p50,
         ratio_p99: m.tg_p99 / m.floor_p99,
+        // The floor of the work against the direct call, and Toolgate against the floor of the work.
+        work_ratio_p50: m.work_p50 / m.floor_p50,
+        over_work_p50: m.tg_p50 / m.work_p50,
         cpu_floor: floorCpu,
         cpu_tg: tgCpu,
       },
       notes,
     };
   } finally {
-    await Promise.all([floorClient.close().catch(() => undefined), tgClient.close().catch(() => undefined)]);
+    const clients = [floorClient, tgClient, workClient].filter(Boolean);
+    await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
+    await workFloor?.proc.stop();
   }
 }
 

@@ -278,6 +278,22 @@ export async function startInstantFloor(stack, handlerUrl, tool, { nodeOptions, 
 }
 
 /**
+ * The floor of an MCP call's work through a proxy (bench/mcp-floor-proxy.mjs) on the schema of `stack`, relaying to
+ * the MCP server at `mcpUrl` and storing its calls as those of the schema's first app. Returns {proc, pid, url}: its
+ * MCP endpoint.
+ */
+export async function startMcpFloor(stack, mcpUrl) {
+  const db = await schemaClient(stack.schema);
+  const [{ id: appId }] = (await db.query('SELECT id FROM apps LIMIT 1')).rows;
+  await db.end();
+  const proc = start('mcp-floor', process.execPath, [join(BENCH, 'mcp-floor-proxy.mjs')], {
+    env: { PORT: '0', DATABASE_URL: stack.env.DATABASE_URL, MCP_URL: mcpUrl, APP_ID: appId },
+  });
+  const [, port] = await proc.waitFor(/mcp floor listening on (\d+)/, 15_000);
+  return { proc, pid: proc.pid, url: `http://127.0.0.1:${port}/mcp` };
+}
+
+/**
  * The floor of a queued call's work (bench/queued-floor-accept.mjs and bench/queued-floor-deliver.mjs, two processes
  * as Toolgate's API and worker) on the schema of `stack`, storing its calls as those of `appId` (an app of its own,
  * so that its calls are counted apart), calling `handlerUrl`, answering calls of `tool`, queueing on `redisUrl`.

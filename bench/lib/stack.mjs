@@ -253,15 +253,23 @@ export function benchEnv(list) {
   );
 }
 
+/** The id of the first app on the schema of `stack`: the floors of the work store their calls as its. */
+async function firstAppId(stack) {
+  const db = await schemaClient(stack.schema);
+  try {
+    return (await db.query('SELECT id FROM apps LIMIT 1')).rows[0].id;
+  } finally {
+    await db.end();
+  }
+}
+
 /**
  * bench/instant-floor-server.mjs on the schema of `stack` (a Toolgate started to hold the tables and the app),
  * calling `handlerUrl`, answering calls of `tool`. Returns {proc, pid, url}. `nodeOptions`, `cwd`: as Toolgate's
  * (perf's jitdump).
  */
 export async function startInstantFloor(stack, handlerUrl, tool, { nodeOptions, cwd } = {}) {
-  const db = await schemaClient(stack.schema);
-  const [{ id: appId }] = (await db.query('SELECT id FROM apps LIMIT 1')).rows;
-  await db.end();
+  const appId = await firstAppId(stack);
   const proc = start('instant-floor', process.execPath, [join(BENCH, 'instant-floor-server.mjs')], {
     cwd,
     env: {
@@ -283,9 +291,7 @@ export async function startInstantFloor(stack, handlerUrl, tool, { nodeOptions, 
  * MCP endpoint.
  */
 export async function startMcpFloor(stack, mcpUrl) {
-  const db = await schemaClient(stack.schema);
-  const [{ id: appId }] = (await db.query('SELECT id FROM apps LIMIT 1')).rows;
-  await db.end();
+  const appId = await firstAppId(stack);
   const proc = start('mcp-floor', process.execPath, [join(BENCH, 'mcp-floor-proxy.mjs')], {
     env: { PORT: '0', DATABASE_URL: stack.env.DATABASE_URL, MCP_URL: mcpUrl, APP_ID: appId },
   });

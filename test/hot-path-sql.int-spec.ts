@@ -4,10 +4,16 @@ import {
   DatabasePool,
   PrismaService,
   type NewToolCall,
-  ToolCallsRepository,
+  ToolCallLedger,
   ToolInstancesRepository,
 } from '../libs/persistence/src/index.js';
 import { Prisma } from '../libs/persistence/src/generated/client.js';
+import {
+  LEDGER_SQL,
+  claimAttempts,
+  createCalls,
+  recordAttempts,
+} from '../libs/persistence/src/tool-call-ledger.sql.js';
 import { DeliveryQueue } from '../libs/queue/src/index.js';
 import { SecretBox } from '../libs/secrets/src/index.js';
 import { eventually } from './support/eventually.js';
@@ -60,7 +66,7 @@ describe('the hot path on pg prepared statements', () => {
     const ctx = await deliveredCall();
     const nest = stack.api.app;
     const prisma = nest.get(PrismaService);
-    const calls = nest.get(ToolCallsRepository);
+    const calls = nest.get(ToolCallLedger);
 
     const viaPrisma = await prisma.toolCall.findUnique({ where: { id: ctx.callId } });
     expect(viaPrisma?.bodyEnc).toEqual(expect.any(String));
@@ -85,10 +91,10 @@ describe('the hot path on pg prepared statements', () => {
     const ctx = await deliveredCall();
     const nest = stack.api.app;
     const prisma = nest.get(PrismaService);
-    const calls = nest.get(ToolCallsRepository);
+    const calls = nest.get(ToolCallLedger);
     const template = await prisma.toolCall.findUniqueOrThrow({ where: { id: ctx.callId } });
     const now = new Date();
-    const draft: NewToolCall & { acceptedAt: Date } = {
+    const draft: NewToolCall = {
       id: `${ctx.callId}_copy`,
       eventId: `${template.eventId.slice(0, -4)}ffff`,
       appId: template.appId,
@@ -106,31 +112,33 @@ describe('the hot path on pg prepared statements', () => {
       attemptTimeoutS: 7,
       handlerUrl: template.handlerUrl,
       arguments: { nested: { list: [1, 2.5, 'x'] }, empty: {} },
+      bodyEnc: null,
       status: 'queued',
-      round: 1,
-      nextAttemptN: 1,
-      nextAttemptAt: now,
+      attemptDeadline: null,
       acceptedAt: now,
     };
     const created = await calls.create(draft);
     expect(created).toStrictEqual(await prisma.toolCall.findUnique({ where: { id: draft.id } }));
     expect(created).toMatchObject({
       ...draft,
-      bodyEnc: null,
+      round: 1,
+      nextAttemptN: 1,
+      nextAttemptAt: now,
+      updatedAt: now,
       result: null,
       error: null,
       finishedAt: null,
       attemptDeadline: null,
     });
 
-    expect(await calls.claimForDelivery(draft.id, 1, 2, 5_000)).toBeNull(); // not the attempt due
-    const claimed = await calls.claimForDelivery(draft.id, 1, 1, 5_000);
+    expect(await calls.claim({ callId: draft.id, round: 1, n: 2, marginMs: 5_000 })).toBeNull(); // not the attempt due
+    const claimed = await calls.claim({ callId: draft.id, round: 1, n: 1, marginMs: 5_000 });
     expect(claimed?.call).toStrictEqual(await prisma.toolCall.findUnique({ where: { id: draft.id } }));
     expect(claimed?.call.status).toBe('in_progress');
     const deadline = claimed?.call.attemptDeadline as Date;
-    expect(await calls.claimForDelivery(draft.id, 1, 1, 5_000)).toBeNull(); // a live attempt holds it
+    expect(await calls.claim({ callId: draft.id, round: 1, n: 1, marginMs: 5_000 })).toBeNull(); // a live attempt holds it
     const afterDeadline = new Date(deadline.getTime() + 1);
-    expect(await calls.claimForDelivery(draft.id, 1, 1, 5_000, afterDeadline)).not.toBeNull(); // a crash: taken again
+    expect(await calls.claim({ callId: draft.id, round: 1, n: 1, marginMs: 5_000 }, afterDeadline)).not.toBeNull(); // a crash: taken again
   });
 
   it('stores the body with the call at accept; a queued call stored without one gets it at its first attempt', async () => {
@@ -181,7 +189,7 @@ describe('the hot path on pg prepared statements', () => {
     const ctx = await deliveredCall();
     const nest = stack.api.app;
     const prisma = nest.get(PrismaService);
-    const calls = nest.get(ToolCallsRepository);
+    const calls = nest.get(ToolCallLedger);
     const read = () => prisma.toolCall.findUniqueOrThrow({ where: { id: ctx.callId } });
     const app = await prisma.app.findUnique({ where: { id: ctx.app.id } });
     const instance = await prisma.toolInstance.findUnique({ where: { id: ctx.instanceId }, include: WITH_TOOL });
@@ -218,11 +226,11 @@ describe('the hot path on pg prepared statements', () => {
       httpToolExists: true,
     };
 
-    expect(await calls.claimForDelivery(ctx.callId, 1, 3, margin)).toBeNull(); // succeeded: nothing to claim
+    expect(await calls.claim({ callId: ctx.callId, round: 1, n: 3, marginMs: margin })).toBeNull(); // succeeded: nothing to claim
     await requeue(null);
-    expect(await calls.claimForDelivery(ctx.callId, 1, 2, margin)).toBeNull(); // not the attempt due
+    expect(await calls.claim({ callId: ctx.callId, round: 1, n: 2, marginMs: margin })).toBeNull(); // not the attempt due
     const before = Date.now();
-    const first = await calls.claimForDelivery(ctx.callId, 1, 3, margin);
+    const first = await calls.claim({ callId: ctx.callId, round: 1, n: 3, marginMs: margin });
     expect(first).toStrictEqual({ call: await read(), ...found });
     // The tool's current handler URL and timeout, and a deadline that timeout plus the margin away.
     const tool = instance?.httpTool;
@@ -234,12 +242,13 @@ describe('the hot path on pg prepared statements', () => {
     const deadlineIn = (first?.call.attemptDeadline?.getTime() ?? 0) - before;
     expect(deadlineIn).toBeGreaterThanOrEqual((tool?.attemptTimeoutS ?? 0) * 1000 + margin - 50);
     expect(deadlineIn).toBeLessThanOrEqual((tool?.attemptTimeoutS ?? 0) * 1000 + margin + 1000);
-    expect(await calls.claimForDelivery(ctx.callId, 1, 3, margin)).toBeNull(); // a live attempt holds it
+    expect(await calls.claim({ callId: ctx.callId, round: 1, n: 3, marginMs: margin })).toBeNull(); // a live attempt holds it
     const pastDeadline = new Date((first?.call.attemptDeadline?.getTime() ?? 0) + 1);
-    expect(await calls.claimForDelivery(ctx.callId, 1, 3, margin, pastDeadline)).not.toBeNull(); // a crash: taken again
+    // A crash: taken again.
+    expect(await calls.claim({ callId: ctx.callId, round: 1, n: 3, marginMs: margin }, pastDeadline)).not.toBeNull();
 
     await requeue('stored-body');
-    expect(await calls.claimForDelivery(ctx.callId, 1, 3, margin)).toStrictEqual({
+    expect(await calls.claim({ callId: ctx.callId, round: 1, n: 3, marginMs: margin })).toStrictEqual({
       call: await read(),
       ...found,
     });
@@ -250,7 +259,7 @@ describe('the hot path on pg prepared statements', () => {
     const ctx = await deliveredCall();
     const nest = stack.api.app;
     const prisma = nest.get(PrismaService);
-    const calls = nest.get(ToolCallsRepository);
+    const calls = nest.get(ToolCallLedger);
     const pool = nest.get(DatabasePool).pool;
     const template = await prisma.toolCall.findUniqueOrThrow({ where: { id: ctx.callId } });
     const sent: string[] = [];
@@ -262,24 +271,27 @@ describe('the hot path on pg prepared statements', () => {
     try {
       const now = new Date();
       const drafts: NewToolCall[] = Array.from({ length: 20 }, (_, i) => ({
-        ...template,
         id: `${ctx.callId}_b${i}`,
         eventId: `${template.eventId.slice(0, -4)}b${String(i).padStart(3, '0')}`,
+        appId: template.appId,
+        installationId: template.installationId,
+        projectId: template.projectId,
+        agentId: template.agentId,
+        toolInstanceId: template.toolInstanceId,
         toolKind: 'http',
+        toolName: template.toolName,
+        agentToolName: template.agentToolName,
+        dialogId: template.dialogId,
+        leadId: template.leadId,
         executionMode: 'wait',
         retryWindow: '5m',
+        attemptTimeoutS: template.attemptTimeoutS,
+        handlerUrl: template.handlerUrl,
         arguments: { i },
         bodyEnc: `body-${i}`,
         status: 'queued',
-        round: 1,
-        nextAttemptN: 1,
-        nextAttemptAt: now,
-        firstAttemptAt: null,
         attemptDeadline: null,
-        result: Prisma.DbNull,
-        resultText: null,
-        error: Prisma.DbNull,
-        finishedAt: null,
+        acceptedAt: now,
       }));
       const created = await Promise.all(drafts.map((draft) => calls.create(draft)));
       for (const [i, call] of created.entries()) {
@@ -293,9 +305,9 @@ describe('the hot path on pg prepared statements', () => {
       // Claims: the attempt due of each, one not due, and one call claimed twice at once (one of the two wins).
       const ids = drafts.map((draft) => draft.id);
       const claims = await Promise.all([
-        ...ids.map((id) => calls.claimForDelivery(id, 1, 1, 5_000)),
-        calls.claimForDelivery(ids[0], 1, 2, 5_000),
-        calls.claimForDelivery(ids[1], 1, 1, 5_000),
+        ...ids.map((id) => calls.claim({ callId: id, round: 1, n: 1, marginMs: 5_000 })),
+        calls.claim({ callId: ids[0], round: 1, n: 2, marginMs: 5_000 }),
+        calls.claim({ callId: ids[1], round: 1, n: 1, marginMs: 5_000 }),
       ]);
       expect(
         sent.some((name) => /^tool_calls_claim_([2-9]|\d\d)$/.test(name)),
@@ -314,7 +326,7 @@ describe('the hot path on pg prepared statements', () => {
 
       // Records, in two rounds that each arrive together: in the first, the call cancelled meanwhile stays
       // cancelled (its attempt is recorded all the same); in the second, the state Postgres refuses fails alone.
-      expect(await calls.cancel(ids[11], { kind: 'cancelled' }, now)).toBe(true);
+      expect(await calls.cancel(ids[11], { kind: 'cancelled', message: 'by the test' }, now)).not.toBeNull();
       const attempt = { startedAt: now, durationMs: 12, outcome: 'success', httpStatus: 200, error: null } as const;
       const record = (id: string) => {
         const i = ids.indexOf(id);
@@ -328,12 +340,13 @@ describe('the hot path on pg prepared statements', () => {
           error: null,
           finishedAt: now,
         } as const;
-        const row = { ...attempt, responseExcerpt: `ok ${i}` };
+        const row = { ...attempt, id: `att_${id}`, callId: id, round: 1, n: 1, responseExcerpt: `ok ${i}` };
         return calls
-          .recordAttempt(id, 1, 1, row, transition, `att_${id}`)
+          .record(row, transition)
+          .then((moved) => moved !== null && moved.status === transition.status)
           .catch((error: { code?: string }) => error.code);
       };
-      const batched = () => sent.filter((name) => /^tool_calls_record_attempts_([2-9]|\d\d)$/.test(name)).length;
+      const batched = () => sent.filter((name) => /^tool_calls_record_([2-9]|\d\d)$/.test(name)).length;
       expect(await Promise.all(ids.slice(0, 12).map(record))).toEqual(ids.slice(0, 12).map((_, i) => i !== 11));
       expect(batched()).toBeGreaterThan(0);
       expect(await Promise.all(ids.slice(12).map(record))).toEqual(ids.slice(12).map((_, i) => i !== 3 || '23514'));
@@ -356,6 +369,25 @@ describe('the hot path on pg prepared statements', () => {
       }
     } finally {
       pool.query = query;
+    }
+  });
+
+  it('prepares every statement of the ledger against the migrated schema: its SQL and the schema cannot drift', async () => {
+    const batched = [createCalls, claimAttempts, recordAttempts].flatMap((sql) =>
+      [1, 3].map((size) => sql.statement(size)),
+    );
+    const client = await stack.api.app.get(DatabasePool).pool.connect();
+    try {
+      for (const statement of [...Object.values(LEDGER_SQL), ...batched]) {
+        const prepared = await client.query(`PREPARE drift_check AS ${statement.text}`).then(
+          () => 'prepared',
+          (error: Error) => `${statement.name}: ${error.message}`,
+        );
+        expect(prepared).toBe('prepared');
+        await client.query('DEALLOCATE drift_check');
+      }
+    } finally {
+      client.release();
     }
   });
 

@@ -122,6 +122,42 @@ describe('SIGTERM', () => {
     await worker.kill('SIGTERM');
   }, 40_000);
 
+  it('leaves an instant call cut by SIGKILL on record: after a restart its developer finds it, and it ends', async () => {
+    const first = await startApi();
+    const worker = startAppProcess('worker', { ...env, RECONCILE_INTERVAL_MS: '300' });
+    processes.push(worker);
+    await worker.waitForOutput(/Toolgate worker started/);
+    const ctx = await agentWithTools({ request: first.request }, [
+      httpTool({ handler_url: handler.url('/killed-instant'), attempt_timeout_s: 10 }),
+    ]);
+    handler.secrets = [ctx.app.webhook_secret];
+    handler.on('/killed-instant', ({ attempt }) => (attempt === 1 ? { status: 200, hang: true } : { status: 200 }));
+    const answered = await callTool(first.request, ctx);
+    expect(answered.status).toBe(200);
+    const cut = callTool(first.request, ctx).catch((error: unknown) => error);
+    await eventually(() => expect(handler.at('/killed-instant')).toHaveLength(2), { intervalMs: 10 });
+    await first.api.kill('SIGKILL');
+    expect(await cut).toBeInstanceOf(Error); // the agent never got an answer
+
+    const { request } = await startApi();
+    const history = await request('GET', `/v1/apps/${ctx.app.id}/tool-calls`, { token: ctx.dev });
+    expect(history.status).toBe(200);
+    // Every event the handler received is in the call history.
+    const received = handler.at('/killed-instant').map((delivery) => delivery.event.event_id);
+    expect(history.body.data.map((call: { event_id: string }) => call.event_id).sort()).toEqual(received.sort());
+    const cutId = history.body.data.find((call: { status: string }) => call.status !== 'succeeded').id;
+    // In progress until its deadline (10 s timeout + 5 s margin); then the reconciler ends it: instant never retries.
+    await eventually(
+      async () => {
+        const detail = await request('GET', `/v1/apps/${ctx.app.id}/tool-calls/${cutId}`, { token: ctx.dev });
+        expect(detail.body).toMatchObject({ status: 'failed', error: { kind: 'timeout' } });
+      },
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
+    expect(handler.at('/killed-instant')).toHaveLength(2);
+    await worker.kill('SIGTERM');
+  }, 60_000);
+
   it('lets the worker finish and record its attempts in flight before it exits', async () => {
     // Every attempt the worker's (no first attempt in the API).
     const { request } = await startApi({ API_DELIVERY_CONCURRENCY: '0' });

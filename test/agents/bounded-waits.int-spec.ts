@@ -1,7 +1,7 @@
 // Waiting is bounded: long-polls and MCP `wait` calls wake on the call's event (not a Postgres read
 // every second), and each agent of a project has at most AGENT_MAX_CONCURRENT_WAITS open per replica.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ToolCallsRepository } from '../../libs/persistence/src/index.js';
+import { ToolCallLedger } from '../../libs/persistence/src/index.js';
 import { eventually } from '../support/eventually.js';
 import { agentFacingName, agentWithTools, giveAppToAgent, httpTool } from '../support/fixtures.js';
 import { connectAgentMcp } from '../support/mcp-clients.js';
@@ -63,7 +63,7 @@ describe('a long-poll', () => {
     const path = '/waits/event';
     const ctx = await waitAgent(path);
     const callId = await ctx.accept();
-    const reads = vi.spyOn(stack.api.app.get(ToolCallsRepository, { strict: false }), 'getById');
+    const reads = vi.spyOn(stack.api.app.get(ToolCallLedger, { strict: false }), 'getById');
     try {
       const started = Date.now();
       const idle = await longPoll(ctx, callId, 4).response;

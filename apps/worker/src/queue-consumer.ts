@@ -2,16 +2,23 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { DelayedError, type Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ENV, type Env } from '../../../libs/config/src/index.js';
+import { DeliveryGate } from '../../../libs/domain/src/index.js';
 import { JOB_NAMES, TOOL_CALL_DELIVERY_QUEUE, jobNamesWithoutProcessor } from '../../../libs/queue/src/index.js';
 import { createRedisConnection } from '../../../libs/redis/src/index.js';
-import { AppDeliveryLimiter } from './app-delivery-limiter.js';
-import { boundFetchAhead } from './bounded-fetch-ahead.js';
 import { JOB_PROCESSORS, type JobProcessor } from './job-processor.js';
 
 export class MissingProcessorError extends Error {}
 
 /**
- * Consumes the delivery queue and hands each job to the processor of its name, through the gate that caps
+ * Jobs the worker holds waiting for a delivery slot, per slot of WORKER_CONCURRENCY: 1,000 at the default 50. A held
+ * job costs a few KiB and a lock renewal; a job sent back costs two Redis scripts and a later fetch. BullMQ's worker
+ * fetches everything it may hold (one round trip each) before it starts a job, so this also bounds how long a worker
+ * started under a backlog waits before its first delivery (about 0.25 ms a job here).
+ */
+export const WAITING_PER_SLOT = 20;
+
+/**
+ * Consumes the delivery queue and hands each job to the processor of its name, through the DeliveryGate that caps
  * deliveries in flight (per worker and per app). The worker holds more jobs than it runs, so that the gate
  * can run the earliest due first: a retry due now does not wait behind a burst queued before it.
  */
@@ -21,12 +28,17 @@ export class QueueConsumer implements OnApplicationBootstrap, OnApplicationShutd
   private worker?: Worker;
   private connection?: Redis;
   private readonly byName: Map<string, JobProcessor>;
+  private readonly gate: DeliveryGate;
 
   constructor(
     @Inject(ENV) private readonly env: Env,
     @Inject(JOB_PROCESSORS) processors: JobProcessor[],
-    private readonly limiter: AppDeliveryLimiter,
   ) {
+    this.gate = new DeliveryGate({
+      inFlight: env.WORKER_CONCURRENCY,
+      perApp: env.APP_DELIVERY_CONCURRENCY,
+      waitingPerSlot: WAITING_PER_SLOT,
+    });
     const missing = jobNamesWithoutProcessor(
       JOB_NAMES,
       processors.map((p) => p.jobName),
@@ -46,14 +58,13 @@ export class QueueConsumer implements OnApplicationBootstrap, OnApplicationShutd
     this.worker = new Worker(TOOL_CALL_DELIVERY_QUEUE, (job, token) => this.dispatch(job, token), {
       connection,
       prefix: this.env.QUEUE_PREFIX,
-      concurrency: AppDeliveryLimiter.jobsHeld(this.env),
+      concurrency: this.gate.capacity,
       // A worker that died mid-attempt loses its lock within 10 s and its job runs again elsewhere.
       lockDuration: 10_000,
       stalledInterval: 5_000,
       autorun: false,
     });
     this.worker.on('error', (error) => this.logger.error(`queue error: ${error.message}`));
-    boundFetchAhead(this.worker, this.env.WORKER_CONCURRENCY);
     this.worker.run().catch((error: Error) => this.logger.error(`queue error: ${error.message}`));
     this.logger.log(`consuming "${TOOL_CALL_DELIVERY_QUEUE}" with concurrency ${this.env.WORKER_CONCURRENCY}`);
   }
@@ -63,25 +74,17 @@ export class QueueConsumer implements OnApplicationBootstrap, OnApplicationShutd
     if (!processor) throw new MissingProcessorError(`no processor for job name "${job.name}"`);
     const appId = appOf(job);
     const jobId = job.id ?? '';
-    const admission = await this.limiter.admit(appId, jobId, dueAt(job));
-    if (admission !== 'run') {
+    const admission = await this.gate.admit(appId, jobId, dueAt(job));
+    if (typeof admission === 'string') {
       // Back to the queue: a full app waits outside the worker; at shutdown another worker takes it at once.
-      const wait = admission === 'later' ? this.limiter.waitMs(appId, jobId) : 0;
+      const wait = admission === 'later' ? this.gate.waitMs(appId, jobId) : 0;
       await job.moveToDelayed(Date.now() + wait, token);
       throw new DelayedError();
     }
-    const started = performance.now();
-    let held = true;
-    // The slot is for the handler: freed once it answered, so the attempt's record does not hold the app's slot.
-    const handlerDone = () => {
-      if (!held) return;
-      held = false;
-      this.limiter.release(appId, performance.now() - started);
-    };
     try {
-      return await processor.process(job, token, handlerDone);
+      return await processor.process(job, admission);
     } finally {
-      handlerDone();
+      admission.release();
     }
   }
 
@@ -97,7 +100,7 @@ export class QueueConsumer implements OnApplicationBootstrap, OnApplicationShutd
 
   private async close(): Promise<void> {
     const closed = this.worker?.close();
-    this.limiter.close(); // the jobs waiting for a slot go back to the queue; the running ones finish
+    this.gate.close(); // the jobs waiting for a slot go back to the queue; the running ones finish
     await closed;
   }
 }

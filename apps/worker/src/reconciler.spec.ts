@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseEnv } from '../../../libs/config/src/index.js';
 import { type ReconcilePage, ReconcileToolCalls } from '../../../libs/domain/src/index.js';
-import type { ToolCallsRepository } from '../../../libs/persistence/src/index.js';
+import type { ToolCallLedger } from '../../../libs/persistence/src/index.js';
 import type { DeliveryQueue } from '../../../libs/queue/src/index.js';
 import type { FinishedCalls } from '../../../libs/domain/src/index.js';
 import type { Metrics } from '../../../libs/observability/src/index.js';
@@ -13,7 +13,7 @@ class Backlog extends ReconcileToolCalls {
 
   constructor(private readonly pages: number) {
     // Nothing of these is reached: execute is the backlog's own.
-    super({} as ToolCallsRepository, {} as DeliveryQueue, {} as FinishedCalls, {} as Metrics);
+    super({} as ToolCallLedger, {} as DeliveryQueue, {} as FinishedCalls, {} as Metrics);
   }
 
   override execute(after: string | null): Promise<ReconcilePage> {

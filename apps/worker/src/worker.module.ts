@@ -8,7 +8,6 @@ import { OutboundHttpModule } from '../../../libs/outbound-http/src/index.js';
 import { PersistenceModule } from '../../../libs/persistence/src/index.js';
 import { QueueModule } from '../../../libs/queue/src/index.js';
 import { SecretsModule } from '../../../libs/secrets/src/index.js';
-import { AppDeliveryLimiter } from './app-delivery-limiter.js';
 import { JOB_PROCESSORS, type JobProcessor } from './job-processor.js';
 import { ToolCallDeliveryProcessor } from './processors/tool-call-delivery.processor.js';
 import { QueueConsumer } from './queue-consumer.js';
@@ -37,7 +36,6 @@ export class WorkerModule {
         DomainModule,
       ],
       providers: [
-        AppDeliveryLimiter,
         ...processors,
         { provide: JOB_PROCESSORS, inject: processors, useFactory: (...instances: JobProcessor[]) => instances },
         QueueConsumer,

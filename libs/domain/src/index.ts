@@ -42,6 +42,7 @@ export * from './calls/attempt-recorder.js';
 export * from './calls/call-transitions.js';
 export * from './calls/deliver-attempt.use-case.js';
 export * from './calls/deliver-queued-attempt.use-case.js';
+export * from './calls/delivery-gate.js';
 export * from './calls/finished-calls.js';
 export * from './calls/first-attempts.js';
 export * from './calls/idempotency.js';

@@ -1,4 +1,4 @@
-import type { Prisma, ToolCall as ToolCallRow, ToolCallAttempt as ToolCallAttemptRow } from './generated/client.js';
+import type { ToolCall as ToolCallRow, ToolCallAttempt as ToolCallAttemptRow } from './generated/client.js';
 
 // Each list below is also a CHECK constraint (migration 20261130233000_typed_call_states): Postgres refuses any other value.
 
@@ -63,4 +63,3 @@ interface CallStates {
 
 export type ToolCall = Omit<ToolCallRow, keyof CallStates> & CallStates;
 export type ToolCallAttempt = Omit<ToolCallAttemptRow, 'outcome'> & { outcome: AttemptOutcome };
-export type NewToolCall = Omit<Prisma.ToolCallUncheckedCreateInput, keyof CallStates> & CallStates;

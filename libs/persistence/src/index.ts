@@ -17,7 +17,7 @@ export * from './page.js';
 export * from './persistence.module.js';
 export * from './prisma.service.js';
 export * from './storable.js';
-export * from './tool-calls.repository.js';
+export * from './tool-call-ledger.js';
 export * from './tool-instances.repository.js';
 export type { App, HttpTool, Installation, LaunchCode, McpToolSnapshot, ToolInstance } from './generated/client.js';
 export type { OverdueCall } from './sql-columns.js';

@@ -11,7 +11,7 @@ import { LaunchCodesRepository } from './launch-codes.repository.js';
 import { McpToolsRepository } from './mcp-tools.repository.js';
 import { DatabasePool } from './database-pool.js';
 import { PrismaService } from './prisma.service.js';
-import { ToolCallsRepository } from './tool-calls.repository.js';
+import { ToolCallLedger } from './tool-call-ledger.js';
 import { ToolInstancesRepository } from './tool-instances.repository.js';
 
 const repositories = [
@@ -22,7 +22,7 @@ const repositories = [
   InstallationsRepository,
   LaunchCodesRepository,
   McpToolsRepository,
-  ToolCallsRepository,
+  ToolCallLedger,
   ToolInstancesRepository,
   IdempotencyKeysRepository,
   FinishedToolCallsRepository,

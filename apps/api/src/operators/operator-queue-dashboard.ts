@@ -76,6 +76,15 @@ export async function mountOperatorQueueDashboard(app: NestFastifyApplication): 
     }
   };
   const handOver = async (req: FastifyRequest, reply: FastifyReply) => {
+    // bull-board answers 500 to a NUL in a query value (it splits its own messages on NUL).
+    if (/%00/.test(req.raw.url ?? '')) {
+      return sendProblem(
+        reply,
+        400,
+        ErrorCode.BadRequest,
+        'The queue dashboard takes no NUL character (%00) in a URL.',
+      );
+    }
     const inner = await loaded();
     reply.hijack();
     inner.routing(req.raw, reply.raw);

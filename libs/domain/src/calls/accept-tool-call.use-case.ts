@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type NewToolCall, type ToolCall, ToolCallsRepository } from '../../../persistence/src/index.js';
+import { type NewToolCall, type ToolCall, ToolCallLedger } from '../../../persistence/src/index.js';
 import { DeliveryQueue } from '../../../queue/src/index.js';
 import { Metrics } from '../../../observability/src/index.js';
 import type { AgentTool } from '../agents/agent-tool.js';
@@ -15,8 +15,8 @@ import { FirstAttempts } from './first-attempts.js';
 import { ToolCallBodies } from './tool-call-body.js';
 import { argumentProblems, isNoArguments, normalizeArguments } from './tool-arguments.js';
 
-/** A call about to be stored, with what its body needs. */
-type CallDraft = NewToolCall & { acceptedAt: Date; leadId: string | null };
+/** A call about to be stored, before its body is built. */
+type CallDraft = Omit<NewToolCall, 'bodyEnc' | 'status' | 'attemptDeadline'>;
 
 export interface ToolCallInput {
   tool: string;
@@ -26,15 +26,16 @@ export interface ToolCallInput {
 }
 
 /**
- * Accepts an agent's call: finds the tool by its agent-facing name, refuses what cannot run now
- * (409) or invalid arguments (422) before anything is sent, records the call, then delivers it
- * (instant: here, one attempt) or queues it (wait, background: its first attempt made here while a slot is free).
+ * Accepts an agent's call: finds the tool by its agent-facing name, refuses what cannot run now (409) or invalid
+ * arguments (422) before anything is sent, and stores the call. Then an instant call (an MCP tool's too) is stored
+ * in progress and its one attempt made here; a queued one (wait, background) is stored queued, and its first
+ * attempt made by this process right after the answer while it has a free slot (FirstAttempts), else queued.
  */
 @Injectable()
 export class AcceptToolCall {
   constructor(
     private readonly toolsets: AgentToolsets,
-    private readonly calls: ToolCallsRepository,
+    private readonly calls: ToolCallLedger,
     private readonly deliverAttempt: DeliverAttempt,
     private readonly callMcpTool: CallMcpTool,
     private readonly queue: DeliveryQueue,
@@ -73,11 +74,17 @@ export class AcceptToolCall {
       arguments: normalizeArguments(input.arguments),
     });
     this.metrics.callsAccepted.inc({ mode: tool.execution_mode, kind: 'http' });
-    if (tool.execution_mode === 'instant') return this.deliverNow(draft, target);
-    // Built and stored with the call: every attempt sends these bytes, and the worker's claim needs no more.
+    // Built once and stored with the call: every attempt and every replay sends these bytes.
     const { body, bodyEnc } = await this.bodies.build(draft, target.instance);
-    if (this.firstAttempts.take(draft.appId)) return this.attemptHere(draft, target, body, bodyEnc);
-    const call = await this.calls.create({ bodyEnc, ...draft });
+    if (tool.execution_mode === 'instant') {
+      const call = await this.calls.create(inProgress(draft, bodyEnc));
+      return this.deliverAttempt.execute({ call, app: target.instance.installation.app, body, n: 1 });
+    }
+    const call = await this.calls.create({ ...draft, bodyEnc, status: 'queued', attemptDeadline: null });
+    if (this.firstAttempts.offer(call)) {
+      this.metrics.firstAttempts.inc({ by: 'api' });
+      return call;
+    }
     this.metrics.firstAttempts.inc({ by: 'queue' });
     // The call is stored first: if Redis is away now, the reconciler queues it later.
     await this.queue.enqueueAttempt(call, 1);
@@ -96,53 +103,18 @@ export class AcceptToolCall {
     }
     if (target.mcp) assertNoProblems(this.mcpArguments.problems(target.mcp, args as Record<string, unknown>));
     const timeoutMs = this.callMcpTool.timeoutMs(mcp);
-    const call = await this.calls.createInstant({
-      attemptDeadline: attemptDeadline(timeoutMs),
-      ...this.draft(agent, input, target, {
-        toolKind: 'mcp',
-        toolName: target.instance.toolName,
-        executionMode: 'instant',
-        retryWindow: null,
-        attemptTimeoutS: Math.ceil(timeoutMs / 1000),
-        handlerUrl: target.instance.installation.app.mcpUrl,
-        arguments: args,
-      }),
-      // Stored in progress: the attempt is made right here.
-      status: 'in_progress',
+    const draft = this.draft(agent, input, target, {
+      toolKind: 'mcp',
+      toolName: target.instance.toolName,
+      executionMode: 'instant',
+      retryWindow: null,
+      attemptTimeoutS: Math.ceil(timeoutMs / 1000),
+      handlerUrl: target.instance.installation.app.mcpUrl,
+      arguments: args,
     });
+    const call = await this.calls.create(inProgress(draft, null));
     this.metrics.callsAccepted.inc({ mode: 'instant', kind: 'mcp' });
     return this.callMcpTool.execute(call, target.instance.installation.app, mcp);
-  }
-
-  /**
-   * An instant call: the API makes its one attempt itself, right away. The call is stored in progress
-   * with its body (built here, the send time: private data decrypted now), in the same write as its
-   * attempt when the attempt is quick (`createInstant`), and the app and instance come from the agent's
-   * toolset, so the call costs one statement (two when its attempt runs long).
-   */
-  private async deliverNow(draft: CallDraft, target: AgentTool): Promise<ToolCall> {
-    const instance = target.instance;
-    const { body, bodyEnc } = await this.bodies.build(draft, instance);
-    const call = await this.calls.createInstant(inProgress(draft, bodyEnc));
-    return this.deliverAttempt.execute({ call, app: instance.installation.app, body, n: 1 });
-  }
-
-  /**
-   * A queued call whose first attempt this process makes (FirstAttempts): stored claimed, in progress until the
-   * attempt's deadline. It is answered as queued (the 202), which it is until its attempt starts after the answer.
-   */
-  private async attemptHere(draft: CallDraft, target: AgentTool, body: string, bodyEnc: string): Promise<ToolCall> {
-    let call: ToolCall;
-    try {
-      call = await this.calls.create(inProgress(draft, bodyEnc));
-    } catch (error) {
-      this.firstAttempts.giveBack(draft.appId);
-      throw error;
-    }
-    // Made here unless storing took too long (then the reconciler queues it): counted as the queue's then.
-    const started = this.firstAttempts.start({ call, app: target.instance.installation.app, body, n: 1 });
-    this.metrics.firstAttempts.inc({ by: started ? 'api' : 'queue' });
-    return { ...call, status: 'queued' };
   }
 
   /** An accepted call, due now as attempt 1 of round 1, with a fresh UUIDv7 event id. */
@@ -156,8 +128,8 @@ export class AcceptToolCall {
     >,
   ): CallDraft {
     const now = new Date();
-    // The tool's fields last: V8 adds a key to an object made by a leading spread on a slow path (~1 µs each).
     return {
+      ...tool,
       id: newId('call'),
       eventId: uuidv7(now.getTime()),
       appId: target.instance.appId,
@@ -168,17 +140,13 @@ export class AcceptToolCall {
       agentToolName: target.name,
       dialogId: input.dialog_id,
       leadId: input.lead_id ?? null,
-      status: 'queued',
-      round: 1,
-      nextAttemptN: 1,
-      nextAttemptAt: now,
       acceptedAt: now,
-      ...tool,
     };
   }
 }
 
-/** A call stored with its attempt already under way: in progress until the attempt's deadline, with its body. */
-function inProgress(draft: CallDraft, bodyEnc: string): NewToolCall {
-  return { bodyEnc, attemptDeadline: attemptDeadline(draft.attemptTimeoutS * 1000), ...draft, status: 'in_progress' };
+/** A call stored with its one attempt about to be made: in progress until the attempt's deadline. */
+function inProgress(draft: CallDraft, bodyEnc: string | null): NewToolCall {
+  const attemptDeadlineAt = attemptDeadline(draft.attemptTimeoutS * 1000);
+  return { ...draft, bodyEnc, status: 'in_progress', attemptDeadline: attemptDeadlineAt };
 }

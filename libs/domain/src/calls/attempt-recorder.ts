@@ -4,7 +4,7 @@ import {
   type AttemptRecord,
   type CallTransition,
   type ToolCall,
-  ToolCallsRepository,
+  ToolCallLedger,
   isTerminal,
 } from '../../../persistence/src/index.js';
 import { Metrics } from '../../../observability/src/index.js';
@@ -31,7 +31,7 @@ import { attemptCount } from './retry-schedule.js';
 export class AttemptRecorder {
   constructor(
     @Inject(ENV) private readonly env: Env,
-    private readonly calls: ToolCallsRepository,
+    private readonly calls: ToolCallLedger,
     private readonly queue: DeliveryQueue,
     private readonly events: CallEvents,
     private readonly metrics: Metrics,
@@ -62,23 +62,26 @@ export class AttemptRecorder {
   /** The attempt's row and the call's move, in one statement; a call cancelled meanwhile stays cancelled. */
   private async record(
     { call, n, sentAt, durationMs }: MadeAttempt,
-    row: Omit<AttemptRecord, 'startedAt' | 'durationMs'>,
+    row: Pick<AttemptRecord, 'outcome' | 'error' | 'httpStatus' | 'responseExcerpt'>,
     transition: CallTransition,
   ): Promise<{ call: ToolCall; moved: boolean }> {
-    const attempt: AttemptRecord = { startedAt: sentAt, durationMs, ...row };
-    const moved = await this.calls.recordAttempt(call.id, call.round, n, attempt, transition, newId('att'));
-    this.metrics.recordAttempt(row.outcome, durationMs);
-    if (!moved) return { call: (await this.calls.getById(call.id)) ?? call, moved };
-    if (isTerminal(transition.status)) this.finished.announce(call, transition.status);
-    const after: ToolCall = {
-      ...call,
-      ...transition,
-      result: transition.result as ToolCall['result'],
-      error: transition.error as ToolCall['error'],
-      attemptDeadline: null,
-      updatedAt: new Date(),
+    const attempt: AttemptRecord = {
+      id: newId('att'),
+      callId: call.id,
+      round: call.round,
+      n,
+      startedAt: sentAt,
+      durationMs,
+      outcome: row.outcome,
+      error: row.error,
+      httpStatus: row.httpStatus,
+      responseExcerpt: row.responseExcerpt,
     };
-    return { call: after, moved };
+    const moved = await this.calls.record(attempt, transition);
+    this.metrics.recordAttempt(row.outcome, durationMs);
+    if (!moved) return { call: (await this.calls.getById(call.id)) ?? call, moved: false };
+    if (isTerminal(moved.status)) this.finished.announce(moved, moved.status);
+    return { call: moved, moved: true };
   }
 }
 

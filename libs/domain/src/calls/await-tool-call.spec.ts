@@ -5,7 +5,7 @@ import {
   type DatabasePool,
   type PrismaService,
   type ToolCall,
-  ToolCallsRepository,
+  ToolCallLedger,
 } from '../../../persistence/src/index.js';
 import { CallEvents } from '../../../broadcast/src/index.js';
 import { AwaitToolCall, DEGRADED_REREAD_MS, SAFETY_REREAD_MS } from './await-tool-call.use-case.js';
@@ -13,7 +13,7 @@ import { AwaitToolCall, DEGRADED_REREAD_MS, SAFETY_REREAD_MS } from './await-too
 const queued = { id: 'call_1', status: 'queued' } as ToolCall;
 
 /** A call store whose status the test sets, counting reads (nothing else of it is reached). */
-class CallStore extends ToolCallsRepository {
+class CallStore extends ToolCallLedger {
   reads = 0;
   status: CallStatus = 'queued';
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type ToolCall, ToolCallsRepository } from '../../../persistence/src/index.js';
+import { type ToolCall, ToolCallLedger } from '../../../persistence/src/index.js';
 import { CallEvents, type CallProgress } from '../../../broadcast/src/index.js';
 import { isTerminal } from '../../../persistence/src/index.js';
 
@@ -18,7 +18,7 @@ export const DEGRADED_REREAD_MS = 1_000;
 @Injectable()
 export class AwaitToolCall {
   constructor(
-    private readonly calls: ToolCallsRepository,
+    private readonly calls: ToolCallLedger,
     private readonly events: CallEvents,
   ) {}
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type ToolCall, ToolCallsRepository } from '../../../persistence/src/index.js';
+import { type ToolCall, ToolCallLedger } from '../../../persistence/src/index.js';
 import { DeliveryQueue } from '../../../queue/src/index.js';
 import type { AgentRef } from '../agents/agent-toolsets.js';
 import { DomainError } from '../errors.js';
@@ -9,7 +9,7 @@ import { FinishedCalls } from './finished-calls.js';
 @Injectable()
 export class CancelToolCall {
   constructor(
-    private readonly calls: ToolCallsRepository,
+    private readonly calls: ToolCallLedger,
     private readonly queue: DeliveryQueue,
     private readonly finished: FinishedCalls,
   ) {}
@@ -17,13 +17,14 @@ export class CancelToolCall {
   async execute(agent: AgentRef, callId: string, reason = 'cancelled by the agent'): Promise<ToolCall> {
     const call = await this.calls.getForAgent(agent.projectId, agent.agentId, callId);
     if (!call) throw DomainError.notFound(`Tool call "${callId}"`);
-    if (!(await this.calls.cancel(callId, { kind: 'cancelled', message: reason }, new Date()))) {
+    const cancelled = await this.calls.cancel(callId, { kind: 'cancelled', message: reason }, new Date());
+    if (!cancelled) {
       throw DomainError.conflict(
         `Tool call "${callId}" already finished (${call.status}): there is nothing to cancel.`,
       );
     }
     if (call.nextAttemptN) await this.queue.remove({ callId, round: call.round, n: call.nextAttemptN });
-    this.finished.announce(call, 'cancelled');
-    return (await this.calls.getById(callId)) as ToolCall;
+    this.finished.announce(cancelled, 'cancelled');
+    return cancelled;
   }
 }

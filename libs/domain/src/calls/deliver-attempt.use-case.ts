@@ -8,6 +8,7 @@ import { signWebhook } from '../../../signing/src/index.js';
 import { signingSecretsOf } from '../apps/webhook-secrets.js';
 import { AttemptRecorder } from './attempt-recorder.js';
 import type { MadeAttempt } from './call-transitions.js';
+import type { DeliverySlot } from './delivery-gate.js';
 import { parseRetryAfter } from './retry-schedule.js';
 import { handlerSaid, resultOf } from './tool-call-body.js';
 
@@ -17,14 +18,14 @@ export interface PreparedAttempt {
   app: Pick<App, 'webhookSecretEnc' | 'retiredWebhookSecrets'>;
   body: string;
   n: number;
-  /** Called once the handler answered (or the attempt failed), before the attempt is recorded. */
-  handlerDone?: () => void;
 }
 
 /**
- * Makes one prepared attempt of an HTTP call: signs the exact body bytes with the app's secret(s)
- * at send time, sends, and hands the answer to the recorder's success or failure step. Prepared by
- * the API for an instant call (AcceptToolCall) and by the worker for a queued one (DeliverQueuedAttempt).
+ * Makes one prepared attempt of an HTTP call, already on record in progress: signs the exact body bytes with the
+ * app's secret(s) at send time, sends, and hands the answer to the recorder's success or failure step. Prepared by
+ * AcceptToolCall for an instant call and by DeliverQueuedAttempt for a queued one, whichever process runs it. A
+ * queued attempt holds a slot of its process's DeliveryGate: freed once the handler answered, so the record that
+ * follows holds none.
  */
 @Injectable()
 export class DeliverAttempt {
@@ -38,7 +39,7 @@ export class DeliverAttempt {
     private readonly recorder: AttemptRecorder,
   ) {}
 
-  async execute({ call, app, body, n, handlerDone }: PreparedAttempt): Promise<ToolCall> {
+  async execute({ call, app, body, n }: PreparedAttempt, slot?: DeliverySlot): Promise<ToolCall> {
     const secrets = await Promise.all(signingSecretsOf(app, new Date()).map((secret) => this.secret(secret)));
     // Offsets run from the moment attempt 1 goes out, not from the bookkeeping before it.
     const sentAt = new Date();
@@ -50,7 +51,7 @@ export class DeliverAttempt {
       allowPrivateNetwork: this.env.ALLOW_PRIVATE_NETWORK,
       headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...signature },
     });
-    handlerDone?.();
+    slot?.release();
     const made: MadeAttempt = { call, n, sentAt, durationMs: sent.durationMs };
     const details = { httpStatus: sent.httpStatus ?? null, responseExcerpt: sent.excerpt ?? null };
     const answer = {

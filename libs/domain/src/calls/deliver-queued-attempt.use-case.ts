@@ -1,39 +1,41 @@
 import { Injectable } from '@nestjs/common';
-import { type CallTarget, type ToolCall, ToolCallsRepository } from '../../../persistence/src/index.js';
+import { type CallTarget, type ToolCall, ToolCallLedger } from '../../../persistence/src/index.js';
 import type { DeliverToolCallJob } from '../../../queue/src/index.js';
 import { ATTEMPT_DEADLINE_MARGIN_MS } from './call-transitions.js';
 import { DeliverAttempt, type PreparedAttempt } from './deliver-attempt.use-case.js';
+import type { DeliverySlot } from './delivery-gate.js';
 import { FinishedCalls } from './finished-calls.js';
 import { ToolCallBodies } from './tool-call-body.js';
 import { whyCallStops } from './why-call-stops.js';
 
 /**
- * A queued attempt (the worker's job), prepared and made: claimed in one statement that also reads
- * the app, installation, instance and tool as they are now (taking the tool's current handler URL
- * and timeout); a call whose tool is gone or off ends cancelled without a request; else its stored
- * body (built when the call was accepted) goes to DeliverAttempt.
+ * Attempt `n` of a queued call (a worker's job, or the first attempt the API makes itself), prepared and made:
+ * claimed in one statement that also reads the app, installation, instance and tool as they are now (taking the
+ * tool's current handler URL and timeout); a call whose tool is gone or off ends cancelled without a request; else
+ * its stored body (built when the call was accepted) goes to DeliverAttempt.
  */
 @Injectable()
 export class DeliverQueuedAttempt {
   constructor(
-    private readonly calls: ToolCallsRepository,
+    private readonly calls: ToolCallLedger,
     private readonly bodies: ToolCallBodies,
     private readonly deliverAttempt: DeliverAttempt,
     private readonly finished: FinishedCalls,
   ) {}
 
   /**
-   * The call after the attempt, or null when the attempt was not due (a stale or duplicate job). `handlerDone` is
-   * called once the handler answered, before the attempt is recorded.
+   * The call after the attempt, or null when the attempt was not due (a stale or duplicate job). The `slot` the
+   * attempt holds at its process's gate is released once the handler answered (the caller releases it otherwise).
    */
   async execute(
-    job: Pick<DeliverToolCallJob, 'callId' | 'round' | 'n'>,
-    handlerDone?: () => void,
+    attempt: Pick<DeliverToolCallJob, 'callId' | 'round' | 'n'>,
+    slot?: DeliverySlot,
   ): Promise<ToolCall | null> {
-    const claimed = await this.calls.claimForDelivery(job.callId, job.round, job.n, ATTEMPT_DEADLINE_MARGIN_MS);
+    const { callId, round, n } = attempt;
+    const claimed = await this.calls.claim({ callId, round, n, marginMs: ATTEMPT_DEADLINE_MARGIN_MS });
     if (!claimed) return null;
-    const prepared = await this.prepare(claimed, job.n);
-    return 'stopped' in prepared ? prepared.stopped : this.deliverAttempt.execute({ ...prepared, handlerDone });
+    const prepared = await this.prepare(claimed, n);
+    return 'stopped' in prepared ? prepared.stopped : this.deliverAttempt.execute(prepared, slot);
   }
 
   private async prepare(claimed: CallTarget, n: number): Promise<PreparedAttempt | { stopped: ToolCall }> {
@@ -51,11 +53,10 @@ export class DeliverQueuedAttempt {
   }
 
   private async cancel(call: ToolCall, why: string): Promise<ToolCall> {
-    const now = new Date();
     const error = { kind: 'cancelled', message: `cancelled before attempt ${call.nextAttemptN}: ${why}` };
-    if (!(await this.calls.cancel(call.id, error, now))) return (await this.calls.getById(call.id)) ?? call;
-    this.finished.announce(call, 'cancelled');
-    const ended = { status: 'cancelled', error, finishedAt: now, nextAttemptAt: null, nextAttemptN: null } as const;
-    return { ...call, ...ended, attemptDeadline: null, updatedAt: now };
+    const cancelled = await this.calls.cancel(call.id, error, new Date());
+    if (!cancelled) return (await this.calls.getById(call.id)) ?? call;
+    this.finished.announce(cancelled, 'cancelled');
+    return cancelled;
   }
 }

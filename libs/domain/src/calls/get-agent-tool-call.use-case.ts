@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type ToolCall, ToolCallsRepository } from '../../../persistence/src/index.js';
+import { type ToolCall, ToolCallLedger } from '../../../persistence/src/index.js';
 import type { AgentRef } from '../agents/agent-ref.js';
 import { DomainError } from '../errors.js';
 import { AgentWaits } from './agent-waits.js';
@@ -13,7 +13,7 @@ import { isTerminal } from '../../../persistence/src/index.js';
 @Injectable()
 export class GetAgentToolCall {
   constructor(
-    private readonly calls: ToolCallsRepository,
+    private readonly calls: ToolCallLedger,
     private readonly awaitToolCall: AwaitToolCall,
     private readonly waits: AgentWaits,
   ) {}

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { type ToolCallWithAttempts, ToolCallsRepository } from '../../../persistence/src/index.js';
+import { type ToolCallWithAttempts, ToolCallLedger } from '../../../persistence/src/index.js';
 import { DomainError } from '../errors.js';
 
 @Injectable()
 export class GetAppToolCall {
-  constructor(private readonly calls: ToolCallsRepository) {}
+  constructor(private readonly calls: ToolCallLedger) {}
 
   async execute(developerId: string, appId: string, callId: string): Promise<ToolCallWithAttempts> {
     const call = await this.calls.getForApp(developerId, appId, callId);

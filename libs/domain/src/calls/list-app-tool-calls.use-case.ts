@@ -4,14 +4,14 @@ import {
   type PageRequest,
   type ToolCall,
   type ToolCallFilters,
-  ToolCallsRepository,
+  ToolCallLedger,
 } from '../../../persistence/src/index.js';
 import { FindOwnedApp } from '../apps/find-owned-app.js';
 
 @Injectable()
 export class ListAppToolCalls {
   constructor(
-    private readonly calls: ToolCallsRepository,
+    private readonly calls: ToolCallLedger,
     private readonly findOwnedApp: FindOwnedApp,
   ) {}
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type OverdueCall, ToolCallsRepository } from '../../../persistence/src/index.js';
+import { type OverdueCall, ToolCallLedger } from '../../../persistence/src/index.js';
 import { DeliveryQueue } from '../../../queue/src/index.js';
 import { Metrics } from '../../../observability/src/index.js';
 import { FinishedCalls } from './finished-calls.js';
@@ -21,7 +21,7 @@ export interface ReconcilePage {
 @Injectable()
 export class ReconcileToolCalls {
   constructor(
-    private readonly calls: ToolCallsRepository,
+    private readonly calls: ToolCallLedger,
     private readonly queue: DeliveryQueue,
     private readonly finished: FinishedCalls,
     private readonly metrics: Metrics,

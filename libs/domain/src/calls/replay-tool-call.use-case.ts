@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type ToolCallWithAttempts, ToolCallsRepository } from '../../../persistence/src/index.js';
+import { type ToolCallWithAttempts, ToolCallLedger } from '../../../persistence/src/index.js';
 import { DeliveryQueue } from '../../../queue/src/index.js';
 import { DomainError } from '../errors.js';
 import { whyCallStops } from './why-call-stops.js';
@@ -8,7 +8,7 @@ import { whyCallStops } from './why-call-stops.js';
 @Injectable()
 export class ReplayToolCall {
   constructor(
-    private readonly calls: ToolCallsRepository,
+    private readonly calls: ToolCallLedger,
     private readonly queue: DeliveryQueue,
   ) {}
 

@@ -1,9 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { DatabasePool, type Statement } from './database-pool.js';
 import type { PrismaService } from './prisma.service.js';
-import { type AttemptRecord, type CallTransition, ToolCallsRepository } from './tool-calls.repository.js';
+import { type AttemptRecord, type CallTransition, ToolCallLedger } from './tool-call-ledger.js';
 
 const attempt: AttemptRecord = {
+  id: 'att_1',
+  callId: 'call_1',
+  round: 1,
+  n: 1,
   startedAt: new Date(),
   durationMs: 5,
   outcome: 'success',
@@ -36,22 +40,22 @@ class PoolFailing extends DatabasePool {
     this.calls.push(values);
     const failure = this.failures.shift();
     if (failure) throw failure;
-    return [{ id: 'call_1' }] as R[];
+    return [{ id: 'call_1', status: 'succeeded' }] as R[];
   }
 }
 
 function poolFailing(...failures: Error[]) {
   const db = new PoolFailing(...failures);
-  return { repository: new ToolCallsRepository({} as PrismaService, db), calls: db.calls };
+  return { repository: new ToolCallLedger({} as PrismaService, db), calls: db.calls };
 }
 
 /** What `pg` throws when Postgres refuses a value: the SQLSTATE in `code`. */
 const refused = (code: string) => Object.assign(new Error('invalid input'), { code });
 
-describe('recordAttempt', () => {
+describe('ToolCallLedger.record', () => {
   it('stores a minimal record when Postgres refuses the values, instead of throwing into a job retry', async () => {
     const { repository, calls } = poolFailing(refused('22P05'));
-    await expect(repository.recordAttempt('call_1', 1, 1, attempt, transition, 'att_1')).resolves.toBe(true);
+    await expect(repository.record(attempt, transition)).resolves.toMatchObject({ id: 'call_1' });
     expect(calls).toHaveLength(2);
     expect(calls[1]).toContain('[the details could not be recorded]');
     expect(calls[1]).not.toContain('odd');
@@ -66,16 +70,14 @@ describe('recordAttempt', () => {
       resultText: null,
       error: { kind: 'http_status', message: 'odd' },
     };
-    await repository.recordAttempt('call_1', 1, 1, { ...attempt, error: 'odd' }, failed, 'att_1');
+    await repository.record({ ...attempt, error: 'odd' }, failed);
     expect(calls[1]).toContain('{"kind":"http_status","message":"the details could not be recorded"}');
     expect(calls[1]).not.toContain('odd');
   });
 
   it('throws what is not about the values (Postgres away): the job is retried', async () => {
     const { repository, calls } = poolFailing(new Error('connection refused'));
-    await expect(repository.recordAttempt('call_1', 1, 1, attempt, transition, 'att_1')).rejects.toThrow(
-      'connection refused',
-    );
+    await expect(repository.record(attempt, transition)).rejects.toThrow('connection refused');
     expect(calls).toHaveLength(1);
   });
 });

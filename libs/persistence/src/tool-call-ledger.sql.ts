@@ -1,0 +1,295 @@
+// The SQL of the tool-call ledger (tool-call-ledger.ts): every statement that writes calls, and the hot path's reads,
+// each in one place, against named input columns. Statuses come from call-states.ts.
+import type { Statement } from './database-pool.js';
+import { utc } from './database-pool.js';
+import {
+  ACTIVE_STATUSES,
+  type AttemptOutcome,
+  type CallStatus,
+  type ExecutionMode,
+  type RetryWindow,
+  TERMINAL_STATUSES,
+  type ToolKind,
+} from './call-states.js';
+import {
+  OVERDUE_CALL_COLUMNS,
+  TARGET_APP_COLUMNS,
+  TARGET_INSTANCE_COLUMNS,
+  TOOL_CALL_COLUMNS,
+  selectList,
+} from './sql-columns.js';
+import { type InputColumn, inputTable, perSize, sqlList } from './sql-input.js';
+import { storableJsonText, storableText } from './storable.js';
+
+const QUEUED: CallStatus = 'queued';
+const IN_PROGRESS: CallStatus = 'in_progress';
+const FAILED: CallStatus = 'failed';
+const CANCELLED: CallStatus = 'cancelled';
+const ACTIVE = sqlList(ACTIVE_STATUSES);
+const TERMINAL = sqlList(TERMINAL_STATUSES);
+
+/** A call's columns, named by their fields, as every statement here returns a call. */
+const CALL = selectList(TOOL_CALL_COLUMNS);
+const CALL_T = selectList(TOOL_CALL_COLUMNS, 't');
+
+/** A call as it is first stored: queued for attempt 1, or in progress with that attempt under way. */
+export interface NewToolCall {
+  id: string;
+  eventId: string;
+  appId: string;
+  installationId: string;
+  projectId: string;
+  agentId: string;
+  toolInstanceId: string;
+  toolKind: ToolKind;
+  toolName: string;
+  agentToolName: string;
+  dialogId: string;
+  leadId: string | null;
+  executionMode: ExecutionMode;
+  retryWindow: RetryWindow | null;
+  attemptTimeoutS: number;
+  handlerUrl: string | null;
+  arguments: unknown;
+  /** The exact webhook body, encrypted (null for an MCP call). */
+  bodyEnc: string | null;
+  status: 'queued' | 'in_progress';
+  /** In progress: when the attempt under way counts as lost. */
+  attemptDeadline: Date | null;
+  acceptedAt: Date;
+}
+
+const CREATE_INPUT: readonly InputColumn<NewToolCall>[] = [
+  { name: 'id', type: 'text', of: (c) => c.id },
+  { name: 'event_id', type: 'text', of: (c) => c.eventId },
+  { name: 'app_id', type: 'text', of: (c) => c.appId },
+  { name: 'installation_id', type: 'text', of: (c) => c.installationId },
+  { name: 'project_id', type: 'text', of: (c) => c.projectId },
+  { name: 'agent_id', type: 'text', of: (c) => c.agentId },
+  { name: 'tool_instance_id', type: 'text', of: (c) => c.toolInstanceId },
+  { name: 'tool_kind', type: 'text', of: (c) => c.toolKind },
+  { name: 'tool_name', type: 'text', of: (c) => c.toolName },
+  { name: 'agent_tool_name', type: 'text', of: (c) => c.agentToolName },
+  { name: 'dialog_id', type: 'text', of: (c) => c.dialogId },
+  { name: 'lead_id', type: 'text', of: (c) => c.leadId },
+  { name: 'execution_mode', type: 'text', of: (c) => c.executionMode },
+  { name: 'retry_window', type: 'text', of: (c) => c.retryWindow },
+  { name: 'attempt_timeout_s', type: 'int', of: (c) => c.attemptTimeoutS },
+  { name: 'handler_url', type: 'text', of: (c) => c.handlerUrl },
+  { name: 'arguments', type: 'jsonb', of: (c) => JSON.stringify(c.arguments ?? null) },
+  { name: 'body_enc', type: 'text', of: (c) => c.bodyEnc },
+  { name: 'status', type: 'text', of: (c) => c.status },
+  { name: 'attempt_deadline', type: 'timestamp(3)', of: (c) => utc(c.attemptDeadline) },
+  { name: 'accepted_at', type: 'timestamp(3)', of: (c) => utc(c.acceptedAt) },
+];
+
+/** Stores new calls, each due as attempt 1 of round 1 from its acceptance; returns them as stored. */
+function createText(size: number): string {
+  const columns = CREATE_INPUT.map((column) => column.name).join(', ');
+  return `${inputTable(CREATE_INPUT, size)}
+    INSERT INTO tool_calls (${columns}, round, next_attempt_n, next_attempt_at, updated_at)
+    SELECT ${columns}, 1, 1, accepted_at, accepted_at FROM input
+    RETURNING ${CALL}`;
+}
+
+/** Attempt `n` of round `round` to take, if it is due and no live attempt holds the call. */
+export interface ClaimInput {
+  callId: string;
+  round: number;
+  n: number;
+  /** How long past its timeout an attempt counts as lost. */
+  marginMs: number;
+  now: Date;
+}
+
+const CLAIM_INPUT: readonly InputColumn<ClaimInput>[] = [
+  { name: 'id', type: 'text', of: (c) => c.callId },
+  { name: 'round', type: 'int', of: (c) => c.round },
+  { name: 'n', type: 'int', of: (c) => c.n },
+  { name: 'margin_ms', type: 'int', of: (c) => c.marginMs },
+  { name: 'now', type: 'timestamp(3)', of: (c) => utc(c.now) },
+];
+
+/**
+ * A call (alias `c`) with what its next attempt checks and needs of its app, installation, instance and HTTP tool
+ * as they are now (null where gone): the claim's answer, and what a replay checks first.
+ */
+const TARGET_SELECT = `${selectList(TOOL_CALL_COLUMNS, 'c')}, ${selectList(TARGET_APP_COLUMNS, 'a', 'a.')},
+  n.id AS "n.id", ${selectList(TARGET_INSTANCE_COLUMNS, 'i', 'i.')},
+  EXISTS (SELECT 1 FROM http_tools t WHERE t.app_id = c.app_id AND t.name = c.tool_name) AS "httpToolExists"`;
+const TARGET_JOINS = `LEFT JOIN apps a ON a.id = c.app_id
+  LEFT JOIN installations n ON n.id = c.installation_id
+  LEFT JOIN tool_instances i ON i.id = c.tool_instance_id AND i.installation_id = n.id`;
+
+/**
+ * Takes each attempt if it is due and no live attempt holds the call (one holds it until its deadline), with the
+ * tool's current handler URL and timeout (a fixed URL reaches pending calls; a call whose tool is gone keeps its
+ * own); returns each taken call with its target (TARGET_SELECT).
+ */
+function claimText(size: number): string {
+  return `${inputTable(CLAIM_INPUT, size)}, tool AS (
+      SELECT c.id, h.handler_url, h.attempt_timeout_s FROM input
+        JOIN tool_calls c ON c.id = input.id
+        LEFT JOIN tool_instances ti ON ti.id = c.tool_instance_id
+        LEFT JOIN http_tools h ON h.id = ti.http_tool_id
+    ), claimed AS (
+      UPDATE tool_calls t SET status = '${IN_PROGRESS}', updated_at = i.now,
+        handler_url = COALESCE(tool.handler_url, t.handler_url),
+        attempt_timeout_s = COALESCE(tool.attempt_timeout_s, t.attempt_timeout_s),
+        attempt_deadline = i.now + make_interval(secs => COALESCE(tool.attempt_timeout_s, t.attempt_timeout_s))
+          + i.margin_ms * interval '1 millisecond'
+      FROM input i JOIN tool ON tool.id = i.id
+      WHERE t.id = i.id AND t.round = i.round AND t.next_attempt_n = i.n
+        AND (t.status = '${QUEUED}' OR (t.status = '${IN_PROGRESS}' AND t.attempt_deadline < i.now))
+      RETURNING t.*
+    ) SELECT ${TARGET_SELECT} FROM claimed c ${TARGET_JOINS}`;
+}
+
+/** The row of one attempt, as recorded. */
+export interface AttemptRecord {
+  id: string;
+  callId: string;
+  round: number;
+  n: number;
+  startedAt: Date;
+  durationMs: number;
+  outcome: AttemptOutcome;
+  httpStatus: number | null;
+  error: string | null;
+  responseExcerpt: string | null;
+}
+
+/** Where a call moves after an attempt: every field set (null where it does not apply). */
+export interface CallTransition {
+  status: CallStatus;
+  nextAttemptN: number | null;
+  nextAttemptAt: Date | null;
+  firstAttemptAt: Date;
+  result: unknown;
+  resultText: string | null;
+  error: unknown;
+  finishedAt: Date | null;
+}
+
+/** An attempt to record, with the call's move, at `at`. */
+export interface RecordInput {
+  attempt: AttemptRecord;
+  move: CallTransition;
+  at: Date;
+}
+
+/** Text Postgres can hold (what a handler or server said may carry NUL). */
+const text = (value: string | null) => (value === null ? null : storableText(value));
+
+const RECORD_INPUT: readonly InputColumn<RecordInput>[] = [
+  { name: 'attempt_id', type: 'text', of: (r) => r.attempt.id },
+  { name: 'call_id', type: 'text', of: (r) => r.attempt.callId },
+  { name: 'round', type: 'int', of: (r) => r.attempt.round },
+  { name: 'n', type: 'int', of: (r) => r.attempt.n },
+  { name: 'started_at', type: 'timestamp(3)', of: (r) => utc(r.attempt.startedAt) },
+  { name: 'duration_ms', type: 'int', of: (r) => r.attempt.durationMs },
+  { name: 'outcome', type: 'text', of: (r) => r.attempt.outcome },
+  { name: 'http_status', type: 'int', of: (r) => r.attempt.httpStatus },
+  { name: 'attempt_error', type: 'text', of: (r) => text(r.attempt.error) },
+  { name: 'response_excerpt', type: 'text', of: (r) => text(r.attempt.responseExcerpt) },
+  { name: 'status', type: 'text', of: (r) => r.move.status },
+  { name: 'next_attempt_n', type: 'int', of: (r) => r.move.nextAttemptN },
+  { name: 'next_attempt_at', type: 'timestamp(3)', of: (r) => utc(r.move.nextAttemptAt) },
+  { name: 'first_attempt_at', type: 'timestamp(3)', of: (r) => utc(r.move.firstAttemptAt) },
+  { name: 'result', type: 'jsonb', of: (r) => storableJsonText(r.move.result) },
+  { name: 'result_text', type: 'text', of: (r) => text(r.move.resultText) },
+  { name: 'call_error', type: 'jsonb', of: (r) => storableJsonText(r.move.error) },
+  { name: 'finished_at', type: 'timestamp(3)', of: (r) => utc(r.move.finishedAt) },
+  { name: 'at', type: 'timestamp(3)', of: (r) => utc(r.at) },
+];
+
+/**
+ * Records attempts and moves each one's call on, if it is still in progress in that round (the attempt's row is
+ * written even where the call was cancelled meanwhile: it stays cancelled). Returns each call that moved.
+ */
+function recordText(size: number): string {
+  return `${inputTable(RECORD_INPUT, size)}, attempt AS (
+      INSERT INTO tool_call_attempts
+        (id, call_id, round, n, started_at, duration_ms, outcome, http_status, error, response_excerpt)
+      SELECT attempt_id, call_id, round, n, started_at, duration_ms, outcome, http_status, attempt_error,
+        response_excerpt FROM input
+      ON CONFLICT (call_id, round, n) DO UPDATE SET started_at = EXCLUDED.started_at,
+        duration_ms = EXCLUDED.duration_ms, outcome = EXCLUDED.outcome, http_status = EXCLUDED.http_status,
+        error = EXCLUDED.error, response_excerpt = EXCLUDED.response_excerpt
+    )
+    UPDATE tool_calls t SET
+      status = i.status, next_attempt_n = i.next_attempt_n, next_attempt_at = i.next_attempt_at,
+      first_attempt_at = i.first_attempt_at, attempt_deadline = NULL, result = i.result, result_text = i.result_text,
+      error = i.call_error, finished_at = i.finished_at, updated_at = i.at
+    FROM input i
+    WHERE t.id = i.call_id AND t.round = i.round AND t.status = '${IN_PROGRESS}'
+    RETURNING ${CALL_T}`;
+}
+
+/** Stores calls: the parameters are `inputValues(CREATE_INPUT, calls)`. */
+export const createCalls = { input: CREATE_INPUT, statement: perSize('tool_calls_create', createText) };
+/** Claims attempts: the parameters are `inputValues(CLAIM_INPUT, claims)`. */
+export const claimAttempts = { input: CLAIM_INPUT, statement: perSize('tool_calls_claim', claimText) };
+/** Records attempts: the parameters are `inputValues(RECORD_INPUT, records)`. */
+export const recordAttempts = { input: RECORD_INPUT, statement: perSize('tool_calls_record', recordText) };
+
+/** The ledger's single statements, each with its parameters named in its comment. */
+export const LEDGER_SQL = {
+  /** $1 call id. */
+  getById: { name: 'tool_calls_get', text: `SELECT ${CALL} FROM tool_calls WHERE id = $1` },
+  /** $1 call id, $2 project, $3 agent. */
+  getForAgent: {
+    name: 'tool_calls_get_for_agent',
+    text: `SELECT ${CALL} FROM tool_calls WHERE id = $1 AND project_id = $2 AND agent_id = $3`,
+  },
+  /** $1 call id: the call with what its next attempt would check (TARGET_SELECT). */
+  currentTarget: {
+    name: 'tool_calls_current_target',
+    text: `SELECT ${TARGET_SELECT} FROM tool_calls c ${TARGET_JOINS} WHERE c.id = $1`,
+  },
+  /** $1 call id, $2 encrypted body, $3 now. */
+  storeBody: {
+    name: 'tool_calls_store_body',
+    text: 'UPDATE tool_calls SET body_enc = $2, updated_at = $3 WHERE id = $1 RETURNING id',
+  },
+  /** $1 call id, $2 the call's error (jsonb), $3 now: an active call ends cancelled. */
+  cancel: {
+    name: 'tool_calls_cancel',
+    text: `UPDATE tool_calls SET status = '${CANCELLED}', error = $2::jsonb, finished_at = $3::timestamp(3),
+        next_attempt_at = NULL, next_attempt_n = NULL, attempt_deadline = NULL, updated_at = $3::timestamp(3)
+      WHERE id = $1 AND status IN (${ACTIVE}) RETURNING ${CALL}`,
+  },
+  /** $1 call id, $2 now: a finished call starts a new round of its schedule, due now (same event and body). */
+  startNewRound: {
+    name: 'tool_calls_start_new_round',
+    text: `UPDATE tool_calls SET status = '${QUEUED}', round = round + 1, next_attempt_n = 1,
+        next_attempt_at = $2::timestamp(3), first_attempt_at = NULL, attempt_deadline = NULL, result = NULL,
+        result_text = NULL, error = NULL, finished_at = NULL, updated_at = $2::timestamp(3)
+      WHERE id = $1 AND status IN (${TERMINAL}) RETURNING ${CALL}`,
+  },
+  /**
+   * $1 call id, $2 the call's error (jsonb), $3 now, $4 now less the grace: a call whose process died ends failed,
+   * if it is still in progress past its deadline, or queued past the grace.
+   */
+  failStuck: {
+    name: 'tool_calls_fail_stuck',
+    text: `UPDATE tool_calls SET status = '${FAILED}', error = $2::jsonb, finished_at = $3::timestamp(3),
+        next_attempt_at = NULL, next_attempt_n = NULL, attempt_deadline = NULL, updated_at = $3::timestamp(3)
+      WHERE id = $1 AND ((status = '${IN_PROGRESS}' AND attempt_deadline < $3::timestamp(3))
+        OR (status = '${QUEUED}' AND next_attempt_at < $4::timestamp(3)))
+      RETURNING id`,
+  },
+  /**
+   * $1 now, $2 now less the grace, $3 limit, $4 the id to page on from (or null): active calls queued past the
+   * grace or in progress past their deadline, on the two partial indexes of those states, with only what their
+   * jobs need (a backlog is read every run).
+   */
+  overdue: {
+    name: 'tool_calls_overdue',
+    text: `SELECT ${selectList(OVERDUE_CALL_COLUMNS)} FROM tool_calls
+      WHERE ($4::text IS NULL OR id > $4::text)
+        AND ((status = '${QUEUED}' AND next_attempt_at < $2::timestamp(3))
+          OR (status = '${IN_PROGRESS}' AND attempt_deadline < $1::timestamp(3)))
+      ORDER BY id LIMIT $3::int`,
+  },
+} satisfies Record<string, Statement>;

@@ -27,7 +27,7 @@ export default tseslint.config(
       // Prettier keeps code at 120; this catches the strings, comments and SQL it does not wrap.
       'max-len': ['error', { code: 140, ignoreUrls: true }],
       // Once any AsyncLocalStorage runs, Node 20 keeps promise hooks on for the whole process: 9-18 % of the API's
-      // CPU per instant call (README, Decisions). Pass what a request needs explicitly.
+      // CPU per instant call (docs/decisions/009-request-logs-without-async-context.md). Pass what a request needs.
       'no-restricted-imports': [
         'error',
         ...['node:async_hooks', 'async_hooks'].map((name) => ({

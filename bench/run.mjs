@@ -834,7 +834,7 @@ function obstacles(lines, cpu) {
       `- **MCP proxy**: a tools/call through Toolgate takes ${fmt(med('5', 'tg_p50'))} ms at p50, ${fmt(mcp)}× the direct call (${fmt(med('5', 'floor_p50'))} ms); ` +
         (mcp <= 1.5
           ? 'within the 1.5× goal.'
-          : `over the 1.5× goal${toolgate ? `: the API spends ${fmt(toolgate.api)} ms of CPU and Postgres ${fmt(toolgate.postgres)} ms per call` : ''} (the agent endpoint answers a plain modern request without the MCP SDK, calls the app's MCP server over its own session, and stores the call with its attempt in one statement before it answers).`) +
+          : `over the 1.5× goal${toolgate ? `: the API spends ${fmt(toolgate.api)} ms of CPU and Postgres ${fmt(toolgate.postgres)} ms per call` : ''} (the agent endpoint answers through the MCP SDK's server, calls the app's MCP server over its own session with the SDK's client, and stores the call with its attempt in one statement before it answers).`) +
         mcpWorkFloorLine(),
     );
   }

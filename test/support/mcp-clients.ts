@@ -18,6 +18,14 @@ export type AgentMcpClient = {
   close(): Promise<void>;
 };
 
+/** How to read the protocol revision each connected client's session speaks. */
+const protocols = new WeakMap<AgentMcpClient, () => string | undefined>();
+
+/** The protocol revision the client's session speaks (v1: its transport's header; v2: what it negotiated). */
+export function protocolOf(client: AgentMcpClient): string | undefined {
+  return protocols.get(client)?.();
+}
+
 /** A client of the `kind` SDK connected to the agent's MCP endpoint with the agent's token (and `headers`). */
 export async function connectAgentMcp(
   api: { baseUrl: string },
@@ -30,11 +38,14 @@ export async function connectAgentMcp(
   const requestInit = { headers: { authorization: `Bearer ${token}`, ...headers } };
   if (kind === 'v1') {
     const client = new V1Client({ name: 'test-v1', version: '1.0.0' });
-    await client.connect(new V1Transport(url, { requestInit }));
+    const transport = new V1Transport(url, { requestInit });
+    await client.connect(transport);
+    protocols.set(client, () => transport.protocolVersion);
     return client;
   }
   const client = new V2Client({ name: 'test-v2', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
   await client.connect(new V2Transport(url, { requestInit }));
+  protocols.set(client, () => client.getNegotiatedProtocolVersion());
   return client;
 }
 

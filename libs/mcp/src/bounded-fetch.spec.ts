@@ -2,11 +2,19 @@ import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { boundedRequest, readBounded, withRequestScope } from './bounded-fetch.js';
+import { boundedFetch, withRequestScope } from './bounded-fetch.js';
 
 let server: Server;
 let url: string;
 const agent = new Agent();
+const fetchBounded = boundedFetch(() => agent);
+
+/** Reads a body to its end (or its error). */
+async function readToEnd(body: ReadableStream<Uint8Array> | null): Promise<void> {
+  const reader = body?.getReader();
+  let done = reader === undefined;
+  while (reader && !done) ({ done } = await reader.read());
+}
 
 beforeAll(async () => {
   // An answer that starts and never ends, saying which Toolgate-internal headers the request carried.
@@ -29,13 +37,9 @@ describe('an MCP request scope', () => {
   it('travels in a header that is taken out before the request leaves, and cuts its streams when it ends', async () => {
     let reading: Promise<void> | undefined;
     const seen = await withRequestScope(async (scope) => {
-      const answer = await boundedRequest(agent, url, {
-        method: 'GET',
-        headers: { ...scope.headers, 'x-api-key': 'k' },
-      });
-      expect(answer.scope).toBe(scope);
-      reading = readBounded(answer, () => undefined);
-      return answer.headers['x-internal-headers'];
+      const answer = await fetchBounded(url, { method: 'GET', headers: { ...scope.headers, 'x-api-key': 'k' } });
+      reading = readToEnd(answer.body);
+      return answer.headers.get('x-internal-headers');
     });
     expect(seen).toBe('none');
     await expect(reading).rejects.toThrow(/its stream was cut/);
@@ -43,9 +47,9 @@ describe('an MCP request scope', () => {
 
   it('cuts at once what a request opens after its scope ended (its caller gave up meanwhile)', async () => {
     const headers = await withRequestScope(async (scope) => Promise.resolve(scope.headers));
-    const answer = await boundedRequest(agent, url, { method: 'GET', headers });
-    expect(answer.headers['x-internal-headers']).toBe('none');
-    await expect(readBounded(answer, () => undefined)).rejects.toThrow(/its stream was cut/);
+    const answer = await fetchBounded(url, { method: 'GET', headers });
+    expect(answer.headers.get('x-internal-headers')).toBe('none');
+    await expect(readToEnd(answer.body)).rejects.toThrow(/its stream was cut/);
   });
 
   it('names each scope with an id no other request shares', async () => {

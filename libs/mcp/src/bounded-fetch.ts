@@ -108,13 +108,6 @@ export async function withRequestScope<T>(run: (scope: McpRequestScope) => Promi
   }
 }
 
-/** Whether a request's own headers (the SDK's `headers` option) are none but its scope's. */
-export function namesOnlyScope(headers: Record<string, string> | undefined): boolean {
-  if (headers === undefined) return true;
-  const names = Object.keys(headers);
-  return names.length === 1 && names[0] === SCOPE_HEADER;
-}
-
 /**
  * A request's headers without the scope's, and the scope they named. A request whose scope already ended (its caller
  * gave up while the SDK prepared it) gets an ended scope: what it opens is cut at once.
@@ -200,7 +193,7 @@ function requestHeaders(init: RequestInit['headers']): Record<string, string> {
  * An MCP server's answer as undici gives it: status, headers (lower-case names) and the body as a Node stream, with
  * the scope of the request it answers, if any.
  */
-export interface BoundedAnswer {
+interface BoundedAnswer {
   status: number;
   headers: Dispatcher.ResponseData['headers'];
   body: Readable;
@@ -208,7 +201,7 @@ export interface BoundedAnswer {
 }
 
 /** A request of Toolgate's MCP client, as `fetch` takes it. */
-export interface McpRequestInit {
+interface McpRequestInit {
   method?: string;
   headers?: RequestInit['headers'];
   body?: string | null;
@@ -218,9 +211,9 @@ export interface McpRequestInit {
 /**
  * One request to an MCP server through `dispatcher` (the app's SSRF-guarded agent): a redirect is refused
  * (McpRedirectError), an answer that declares more than `limit` bytes fails the scope's request at once
- * (ResponseTooLargeError). The body is left to the caller to read within the limit.
+ * (ResponseTooLargeError). The body is left to the caller to read within the limit (boundedBody).
  */
-export async function boundedRequest(
+async function boundedRequest(
   dispatcher: Dispatcher,
   url: string | URL,
   init: McpRequestInit | undefined,
@@ -245,53 +238,6 @@ export async function boundedRequest(
     throw answerTooLarge(scope, declared);
   }
   return { status, headers, body: answer.body, scope };
-}
-
-/**
- * Reads an answer's body to its end, each chunk to `onChunk`, counted: over `limit` bytes it rejects with
- * ResponseTooLargeError (and fails the scope's request); cut when the scope's request ends (then it rejects too).
- * On stream events, not an async iterator: leaving one early destroys the stream with a new AbortError each time.
- */
-export function readBounded(
-  { body, scope }: Pick<BoundedAnswer, 'body' | 'scope'>,
-  onChunk: (chunk: Buffer) => void,
-  limit = MAX_MCP_ANSWER_BYTES,
-): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    let size = 0;
-    let settled = false;
-    // Set below: a scope that already ended cuts at once, inside `track`, before `track` returns.
-    const tracking: { untrack?: () => unknown } = {};
-    const settle = (error?: Error) => {
-      if (settled) return;
-      settled = true;
-      tracking.untrack?.();
-      if (error) {
-        discard(body);
-        reject(error);
-      } else resolve();
-    };
-    tracking.untrack = scope?.track(() => settle(new Error('the MCP request ended: its stream was cut')));
-    body.on('data', (chunk: Buffer) => {
-      if (settled) return;
-      size += chunk.byteLength;
-      if (size > limit) {
-        settle(answerTooLarge(scope));
-        return;
-      }
-      try {
-        onChunk(chunk);
-      } catch (error) {
-        settle(error as Error);
-      }
-    });
-    body.on('end', () => settle());
-    body.on('error', (error) => settle(error));
-    body.on('close', () => {
-      // Nearly always after 'end': the error (and its stack, 40 us a call here) is made only when it is one.
-      if (!settled) settle(new Error('the MCP server closed the answer before its end'));
-    });
-  });
 }
 
 /**

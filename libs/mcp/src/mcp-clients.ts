@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { Client, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { AppDispatchers, TOOLGATE_VERSION } from '../../outbound-http/src/index.js';
-import { boundedFetch, boundedRequest, withRequestScope } from './bounded-fetch.js';
-import { sendToolCallsPlainly } from './plain-tool-calls.js';
+import { boundedFetch, withRequestScope } from './bounded-fetch.js';
 
 /** Where an app's MCP server is, with its auth header value decrypted for this use only. */
 export interface McpServerTarget {
@@ -174,7 +173,6 @@ export class McpClients implements OnApplicationShutdown {
       fetch: boundedFetch(() => this.dispatchers.forApp(target.appId)),
       redirectPolicy: 'follow',
     });
-    sendToolCallsPlainly(transport, (url, init) => boundedRequest(this.dispatchers.forApp(target.appId), url, init));
     const ready = client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
     const connection: Connection = { appId: target.appId, fingerprint, client, ready, inUse: 1 };
     this.connections.set(key, connection);

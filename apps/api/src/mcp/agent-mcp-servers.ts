@@ -27,10 +27,6 @@ import {
 } from './agent-mcp-call-status.js';
 import { type McpCallResult, finishedCallResult, refusalResult, textResult } from './agent-mcp-results.js';
 import { type Progress, ProgressLimiter } from './progress-limiter.js';
-import { type JsonRpcId, type ServerInfo, plainListResult } from './plain-mcp-requests.js';
-
-/** Who answers on the agent endpoint, in every result's `_meta` (the SDK's and the plain path's alike). */
-export const TOOLGATE_SERVER_INFO: ServerInfo = { name: 'toolgate', version: TOOLGATE_VERSION };
 
 /** What one HTTP request to the agent's MCP endpoint knows: agent, its toolset, client session, request id. */
 export interface AgentMcpSession {
@@ -39,28 +35,15 @@ export interface AgentMcpSession {
   toolset: readonly AgentTool[];
   clientSessionId?: string;
   requestId: string;
-  /** A tools/call result already produced, for the SDK only to write (one the plain path cannot write exactly). */
-  answered?: McpCallResult;
-}
-
-/** What a tool call needs of its MCP request, whether the SDK or the plain path read it. */
-export interface McpRequestContext {
-  id: JsonRpcId;
-  /** Aborts when the client is gone. */
-  signal: AbortSignal;
-  progressToken?: string | number;
-  notify?: (notification: { method: 'notifications/progress'; params: Record<string, unknown> }) => Promise<void>;
 }
 
 /** What the MCP server needs of a toolset, built once per toolset generation. */
 interface McpToolsetView {
   list: { tools: Tool[] };
-  /** The list as a tools/list result in JSON, written on first use. */
-  listJson?: string;
   waitTools: Set<string>;
 }
 
-export interface CallParams {
+interface CallParams {
   name: string;
   arguments?: unknown;
   _meta?: Record<string, unknown>;
@@ -97,31 +80,16 @@ export class AgentMcpServers {
   ) {}
 
   build(session: AgentMcpSession): Server {
-    const server = new Server(TOOLGATE_SERVER_INFO, { capabilities: { tools: {} } });
+    const server = new Server({ name: 'toolgate', version: TOOLGATE_VERSION }, { capabilities: { tools: {} } });
     server.setRequestHandler('tools/list', () => this.guarded(session, () => this.viewOf(session.toolset).list));
-    server.setRequestHandler('tools/call', async (request, ctx) => {
-      if (session.answered) return session.answered as CallToolResult;
-      return (await this.callTool(session, request.params, sdkRequestContext(ctx))) as CallToolResult;
-    });
-    return server;
-  }
-
-  /** The agent's tools as a tools/list result in JSON: written once per toolset generation. */
-  listResultJson(session: AgentMcpSession): Promise<string> {
-    return this.guarded(session, () => {
-      const view = this.viewOf(session.toolset);
-      view.listJson ??= plainListResult(view.list, TOOLGATE_SERVER_INFO);
-      return view.listJson;
-    });
-  }
-
-  /** Runs a tools/call; a failure is a ProtocolError fit for the client (see guarded). */
-  callTool(session: AgentMcpSession, params: CallParams, request: McpRequestContext): Promise<McpCallResult> {
-    return this.guarded(session, () =>
-      params.name === CALL_STATUS_TOOL
-        ? this.callStatus(session, params, request)
-        : this.call(session, params, request),
+    server.setRequestHandler('tools/call', (request, ctx) =>
+      this.guarded(session, async () => {
+        const params = request.params as CallParams;
+        const run = params.name === CALL_STATUS_TOOL ? this.callStatus.bind(this) : this.call.bind(this);
+        return (await run(session, params, ctx)) as CallToolResult;
+      }),
     );
+    return server;
   }
 
   /**
@@ -162,20 +130,20 @@ export class AgentMcpServers {
     return view;
   }
 
-  private async call(session: AgentMcpSession, params: CallParams, request: McpRequestContext): Promise<McpCallResult> {
+  private async call(session: AgentMcpSession, params: CallParams, ctx: ServerContext): Promise<McpCallResult> {
     const agent = session.agent;
     const abort = new AbortController();
     const onClientGone = () => abort.abort();
-    request.signal.addEventListener('abort', onClientGone);
-    const requestKey = mcpRequestKey(agent, session.clientSessionId, request.id);
+    ctx.mcpReq.signal.addEventListener('abort', onClientGone);
+    const requestKey = mcpRequestKey(agent, session.clientSessionId, ctx.mcpReq.id);
     const stopCancelListener = await this.events.onCancel(requestKey, () => abort.abort());
-    const { progressToken, notify } = request;
+    const progressToken = ctx.mcpReq._meta?.progressToken;
     // Progress from retries or an app's MCP server reaches the client paced and cut (PRODUCT.md limits).
     const limiter =
-      progressToken === undefined || notify === undefined
+      progressToken === undefined
         ? undefined
         : new ProgressLimiter((progress) =>
-            notify({ method: 'notifications/progress', params: { progressToken, ...progress } }),
+            ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, ...progress } }),
           );
     try {
       const outcome = await this.runAgentMcpCall.execute(
@@ -209,20 +177,16 @@ export class AgentMcpServers {
     } finally {
       await limiter?.drain(abort.signal);
       stopCancelListener();
-      request.signal.removeEventListener('abort', onClientGone);
+      ctx.mcpReq.signal.removeEventListener('abort', onClientGone);
     }
   }
 
   /** `toolgate-call-status`: waits for one of the agent's calls; the client's cancellation ends the wait, not the call. */
-  private async callStatus(
-    session: AgentMcpSession,
-    params: CallParams,
-    request: McpRequestContext,
-  ): Promise<McpCallResult> {
+  private async callStatus(session: AgentMcpSession, params: CallParams, ctx: ServerContext): Promise<McpCallResult> {
     const abort = new AbortController();
     const onClientGone = () => abort.abort();
-    request.signal.addEventListener('abort', onClientGone);
-    const requestKey = mcpRequestKey(session.agent, session.clientSessionId, request.id);
+    ctx.mcpReq.signal.addEventListener('abort', onClientGone);
+    const requestKey = mcpRequestKey(session.agent, session.clientSessionId, ctx.mcpReq.id);
     const stopCancelListener = await this.events.onCancel(requestKey, () => abort.abort());
     try {
       const deadlineS = this.env.MCP_WAIT_DEADLINE_S;
@@ -233,18 +197,9 @@ export class AgentMcpServers {
       });
     } finally {
       stopCancelListener();
-      request.signal.removeEventListener('abort', onClientGone);
+      ctx.mcpReq.signal.removeEventListener('abort', onClientGone);
     }
   }
-}
-
-function sdkRequestContext(ctx: ServerContext): McpRequestContext {
-  return {
-    id: ctx.mcpReq.id,
-    signal: ctx.mcpReq.signal,
-    progressToken: ctx.mcpReq._meta?.progressToken,
-    notify: (notification) => ctx.mcpReq.notify(notification),
-  };
 }
 
 function metaString(meta: Record<string, unknown> | undefined, key: string): string | undefined {

@@ -1,14 +1,13 @@
 import { All, Controller, Inject, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import {
-  ProtocolError,
   createMcpHandler,
   localhostAllowedHostnames,
   validateHostHeader,
   validateOriginHeader,
 } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ENV, type Env } from '../../../../libs/config/src/index.js';
 import { AgentToolsets, type FieldProblem, unstorableJsonProblems } from '../../../../libs/domain/src/index.js';
@@ -16,14 +15,7 @@ import { CallEvents } from '../../../../libs/broadcast/src/index.js';
 import { AgentAuth, type AgentIdentity, Auth } from '../common/auth.guard.js';
 import { Problems } from '../common/openapi.js';
 import { problem } from '../common/problem-details.filter.js';
-import { type AgentMcpSession, AgentMcpServers, TOOLGATE_SERVER_INFO, mcpRequestKey } from './agent-mcp-servers.js';
-import {
-  type PlainMcpRequest,
-  plainAnswer,
-  plainCallResult,
-  plainErrorAnswer,
-  plainMcpRequest,
-} from './plain-mcp-requests.js';
+import { type AgentMcpSession, AgentMcpServers, mcpRequestKey } from './agent-mcp-servers.js';
 
 /** The Node request the MCP SDK reads, with `auth` for the SDK's handler. */
 type McpNodeRequest = IncomingMessage & {
@@ -56,19 +48,9 @@ function invalidParamsAnswer(body: unknown, problems: FieldProblem[]) {
   };
 }
 
-/** A signal that aborts when the client goes away before its answer is written. */
-function untilClientGone(res: ServerResponse): AbortSignal {
-  const abort = new AbortController();
-  res.once('close', () => {
-    if (!res.writableFinished) abort.abort();
-  });
-  return abort.signal;
-}
-
 /**
  * `/v1/agents/{agent_id}/mcp`: the agent's tools as one MCP server (Streamable HTTP, stateless),
- * for the 2026-07-28 protocol and the 2025 ones. Host and Origin are checked (DNS rebinding). A plain
- * modern tools/list or tools/call is answered without the SDK (plain-mcp-requests.ts); the rest by the SDK.
+ * for the 2026-07-28 protocol and the 2025 ones. Host and Origin are checked (DNS rebinding).
  */
 @ApiTags('agents')
 @ApiBearerAuth()
@@ -80,7 +62,7 @@ export class AgentMcpController {
 
   constructor(
     @Inject(ENV) env: Env,
-    private readonly servers: AgentMcpServers,
+    servers: AgentMcpServers,
     private readonly toolsets: AgentToolsets,
     private readonly events: CallEvents,
   ) {
@@ -144,44 +126,9 @@ export class AgentMcpController {
     }
     // The cached toolset of its generation: the MCP view of it (tools/list, wait tools) is built once per generation.
     const toolset = await this.toolsets.load(agent);
-    const session: AgentMcpSession = { agent, toolset, clientSessionId, requestId: req.id };
-    const plain = plainMcpRequest(req.headers, req.body);
-    if (plain) await this.answerPlainly(plain, session, req, res);
-    else await this.answerWithSdk(session, req, res);
-  }
-
-  private async answerPlainly(
-    plain: PlainMcpRequest,
-    session: AgentMcpSession,
-    req: FastifyRequest,
-    res: FastifyReply,
-  ): Promise<void> {
-    let answer: string;
-    try {
-      if (plain.method === 'tools/list') {
-        answer = plainAnswer(plain.id, await this.servers.listResultJson(session));
-      } else {
-        const request = { id: plain.id, signal: untilClientGone(res.raw) };
-        const result = await this.servers.callTool(session, plain.params, request);
-        const written = plainCallResult(result, TOOLGATE_SERVER_INFO);
-        if (written === undefined) {
-          // A result only the SDK writes exactly (images, annotations...): it writes this one, nothing runs twice.
-          await this.answerWithSdk({ ...session, answered: result }, req, res);
-          return;
-        }
-        answer = plainAnswer(plain.id, written);
-      }
-    } catch (error) {
-      if (!(error instanceof ProtocolError)) throw error;
-      answer = plainErrorAnswer(plain.id, error);
-    }
-    // A Buffer, so that Fastify keeps the SDK's content type as it is (it adds a charset to a string's).
-    void res.code(200).header('content-type', 'application/json').send(Buffer.from(answer));
-  }
-
-  private async answerWithSdk(session: AgentMcpSession, req: FastifyRequest, res: FastifyReply): Promise<void> {
     const raw: McpNodeRequest = req.raw;
-    raw.auth = { token: '', clientId: session.agent.agentId, scopes: [], extra: { session } };
+    const session: AgentMcpSession = { agent, toolset, clientSessionId, requestId: req.id };
+    raw.auth = { token: '', clientId: agent.agentId, scopes: [], extra: { session } };
     // The SDK writes the Node response itself: Fastify must not send one too.
     res.hijack();
     await this.handler(raw, res.raw, req.body);

@@ -2,7 +2,15 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ENV, type Env } from '../../../config/src/index.js';
 import type { App, ToolCall } from '../../../persistence/src/index.js';
 import { BlockedAddressError } from '../../../outbound-http/src/index.js';
-import { type McpCallOptions, McpClients, McpRedirectError, ResponseTooLargeError } from '../../../mcp/src/index.js';
+import {
+  type McpCallOptions,
+  McpClients,
+  McpRedirectError,
+  ProtocolError,
+  ResponseTooLargeError,
+  SdkError,
+  SdkErrorCode,
+} from '../../../mcp/src/index.js';
 import { Metrics } from '../../../observability/src/index.js';
 import { agentKey } from '../agents/agent-ref.js';
 import { AttemptRecorder } from '../calls/attempt-recorder.js';
@@ -89,11 +97,9 @@ export class CallMcpTool {
     if (tooLarge) return mcpFailure('response_too_large', tooLarge.message);
     const redirect = findCause(error, McpRedirectError);
     if (redirect) return mcpFailure('redirect', redirect.message);
-    const code = (error as { code?: string }).code;
-    if (code === 'REQUEST_TIMEOUT')
+    if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)
       return mcpFailure('timeout', `the MCP server did not answer within ${timeoutMs / 1000} s`);
-    const name = (error as Error).constructor?.name;
-    if (name === 'ProtocolError' || name === 'McpError') {
+    if (error instanceof ProtocolError) {
       return mcpFailure('tool_error', capErrorText(`the MCP server refused the call: ${(error as Error).message}`));
     }
     return mcpFailure('mcp_unavailable', `the MCP server could not be reached: ${describeMcpError(error)}`);

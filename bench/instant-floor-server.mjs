@@ -1,5 +1,5 @@
-// The floor of an instant call's work, without Toolgate's framework: what bench/instant-floor.mjs measures Toolgate's
-// API against. One node:http process does what the API must do for an instant call, each step at its cheapest:
+// The floor of an instant call's work, without Toolgate's framework: what rows 1 and 2 measure Toolgate's API against.
+// One node:http process does what the API must do for an instant call, each step at its cheapest:
 // read and parse the JSON request, find the token in memory (Toolgate verifies a token once, then remembers it),
 // check the one required argument, build the webhook body, encrypt it (AES-256-GCM, as it is stored), sign it
 // (Standard Webhooks: HMAC-SHA256), POST it to the handler (undici), store the call with its attempt in one statement

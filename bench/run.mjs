@@ -744,7 +744,7 @@ function obstacles(lines, cpu) {
           ? `One call costs ${fmt(c1.api)} ms of API CPU and ${fmt(c1.postgres)} ms of Postgres CPU (${fmt(c1.total)} ms in all processes), so most of the added time is CPU work in the API and the database round trips it waits on, not the network. `
           : '') +
         (known(reference.pg_p50)
-          ? `bench/sql-per-call.mjs counts the Postgres statements a call makes; one SELECT 1 round trip from a client takes ${fmt(reference.pg_p50)} ms here, a Redis PING ${fmt(reference.redis_p50)} ms. `
+          ? `One SELECT 1 round trip from a client takes ${fmt(reference.pg_p50)} ms here, a Redis PING ${fmt(reference.redis_p50)} ms. `
           : '') +
         (r1.added <= 1
           ? 'The p50 goal (≤ 1 ms) is met.'
@@ -960,19 +960,12 @@ main()
     await cleanupAndExit(1);
   });
 
-/**
- * The sections other scripts write, kept when this run rewrites RESULTS.md: bench/storage.mjs's (2 million stored
- * calls), bench/profile-summary.mjs --results's (where the CPU goes) and bench/perf-profile.mjs --results's.
- */
+/** The section bench/storage.mjs writes (2 million stored calls), kept when this run rewrites RESULTS.md. */
 function keptSections() {
   const path = join(ROOT, 'bench/RESULTS.md');
   const previous = existsSync(path) ? readFileSync(path, 'utf8') : '';
-  return ['## 2 million stored calls', '## Where the CPU goes\n', '## Where the CPU goes: real CPU samples (perf)']
-    .map((title) => {
-      const start = previous.indexOf(title);
-      if (start === -1) return '';
-      const end = previous.indexOf('\n## ', start + 1);
-      return `\n${previous.slice(start, end === -1 ? undefined : end + 1).trimEnd()}\n`;
-    })
-    .join('');
+  const start = previous.indexOf('## 2 million stored calls');
+  if (start === -1) return '';
+  const end = previous.indexOf('\n## ', start + 1);
+  return `\n${previous.slice(start, end === -1 ? undefined : end + 1).trimEnd()}\n`;
 }

@@ -104,45 +104,9 @@ export async function agentWith(stack, app, toolNames, { projectId, agentId } = 
   };
 }
 
-/** The undici request of an agent's REST tool call of `tool` (its agent-facing name) with `args`. */
-export function toolCallRequest(agent, tool, args, dialogId = 'bench') {
-  return {
-    method: 'POST',
-    path: `/v1/agents/${agent.agentId}/tool-calls`,
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${agent.token}` },
-    body: JSON.stringify({ tool, dialog_id: dialogId, arguments: args }),
-  };
-}
-
 /** An MCP SDK client connected to `url` (the SDK picks the protocol revision, as an agent's client would). */
 export async function mcpConnect(url, headers = {}) {
   const client = new McpClient({ name: 'toolgate-bench', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
   return client;
-}
-
-/** An MCP SDK client on the agent's MCP endpoint (row 5's path). */
-export function agentMcpClient(stack, agent) {
-  return mcpConnect(`${stack.baseUrl}/v1/agents/${agent.agentId}/mcp`, { authorization: `Bearer ${agent.token}` });
-}
-
-/** One `tools/call` of server-everything's echo (`tool`: its name as the client sees it); throws unless echoed. */
-export async function echoOnce(client, tool, message) {
-  const result = await client.callTool({ name: tool, arguments: { message } });
-  if (result.isError || result.content?.[0]?.text !== `Echo: ${message}`) {
-    throw new Error(`unexpected echo result: ${JSON.stringify(result).slice(0, 300)}`);
-  }
-}
-
-/**
- * The agent and tool a load of MODE calls: for instant, wait or background an HTTP tool of that mode answered by
- * `handlerUrl`; for mcp and mcp-agent server-everything's echo at `everythingUrl`. `tool` is the agent-facing name.
- */
-export async function loadTarget(stack, prefix, MODE, { handlerUrl, everythingUrl }) {
-  const mcp = MODE === 'mcp' || MODE === 'mcp-agent';
-  const app = mcp
-    ? await mcpApp(stack, prefix, everythingUrl)
-    : await constructorApp(stack, prefix, [httpTool('t', handlerUrl, MODE)]);
-  const agent = await agentWith(stack, app.app, [mcp ? 'echo' : 't']);
-  return { agent, tool: `${app.prefix}${mcp ? 'echo' : 't'}` };
 }

@@ -1,4 +1,4 @@
-// How the bench sends its load, and how it knows the handler got it: shared by run.mjs's rows and the diagnostics.
+// How the bench sends its load: in parallel, or paced.
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const now = () => performance.now();
@@ -28,10 +28,4 @@ export async function paced(n, rate, fn, signal) {
     running.push(fn(i));
   }
   await Promise.all(running);
-}
-
-/** How many requests bench/handler.mjs got on `path`, asked through `client` (an undici Client of the handler). */
-export async function handlerCount(client, path) {
-  const response = await client.request({ method: 'GET', path: '/_stats' });
-  return JSON.parse(await response.body.text()).counts[path] ?? 0;
 }

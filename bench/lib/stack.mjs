@@ -121,14 +121,8 @@ async function dropSchema(schema) {
  * Toolgate's API and worker on a fresh schema. `scale` is RETRY_TIME_SCALE.
  * Returns {api, worker, baseUrl, client, db, schema, stop()}.
  */
-export async function startToolgate({
-  redisUrl,
-  scale = 1,
-  label = 'toolgate',
-  extraEnv = {},
-  dist = process.env.BENCH_DIST ?? 'dist',
-  cwd = ROOT,
-}) {
+export async function startToolgate({ redisUrl, scale = 1, label = 'toolgate', extraEnv = {} }) {
+  const dist = process.env.BENCH_DIST ?? 'dist';
   // Pass APP_DELIVERY_CONCURRENCY etc. through extraEnv; the defaults are Toolgate's own.
   await flushRedis(redisUrl);
   const schema = `bench_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
@@ -174,16 +168,15 @@ export async function startToolgate({
           `--cpu-prof-name=${label}-${name}-${Date.now()}.cpuprofile`,
         ]
       : [];
-  // `cwd`: where the processes write what node writes to its working directory (jitdumps of --perf-prof, say).
   const api = start(`${label}-api`, process.execPath, [...profile('api'), join(ROOT, dist, 'apps/api/src/main.js')], {
-    cwd,
+    cwd: ROOT,
     env,
   });
   const worker = start(
     `${label}-worker`,
     process.execPath,
     [...profile('worker'), join(ROOT, dist, 'apps/worker/src/main.js')],
-    { cwd, env },
+    { cwd: ROOT, env },
   );
   const baseUrl = `http://127.0.0.1:${port}`;
   const client = apiClient(baseUrl, { connections: 400 });
@@ -265,21 +258,12 @@ async function firstAppId(stack) {
 
 /**
  * bench/instant-floor-server.mjs on the schema of `stack` (a Toolgate started to hold the tables and the app),
- * calling `handlerUrl`, answering calls of `tool`. Returns {proc, pid, url}. `nodeOptions`, `cwd`: as Toolgate's
- * (perf's jitdump).
+ * calling `handlerUrl`, answering calls of `tool`. Returns {proc, pid, url}.
  */
-export async function startInstantFloor(stack, handlerUrl, tool, { nodeOptions, cwd } = {}) {
+export async function startInstantFloor(stack, handlerUrl, tool) {
   const appId = await firstAppId(stack);
   const proc = start('instant-floor', process.execPath, [join(BENCH, 'instant-floor-server.mjs')], {
-    cwd,
-    env: {
-      PORT: '0',
-      DATABASE_URL: stack.env.DATABASE_URL,
-      HANDLER_URL: handlerUrl,
-      APP_ID: appId,
-      TOOL: tool,
-      ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
-    },
+    env: { PORT: '0', DATABASE_URL: stack.env.DATABASE_URL, HANDLER_URL: handlerUrl, APP_ID: appId, TOOL: tool },
   });
   const [, port] = await proc.waitFor(/floor listening on (\d+)/, 15_000);
   return { proc, pid: proc.pid, url: `http://127.0.0.1:${port}` };
@@ -303,11 +287,10 @@ export async function startMcpFloor(stack, mcpUrl) {
  * The floor of a queued call's work (bench/queued-floor-accept.mjs and bench/queued-floor-deliver.mjs, two processes
  * as Toolgate's API and worker) on the schema of `stack`, storing its calls as those of `appId` (an app of its own,
  * so that its calls are counted apart), calling `handlerUrl`, answering calls of `tool`, queueing on `redisUrl`.
- * `nodeOptions`, `cwd`: as Toolgate's (perf's jitdump). Returns {url, acceptPid, deliverPid, output(), stop()}.
+ * Returns {url, acceptPid, deliverPid, output(), stop()}.
  */
-export async function startQueuedFloor(stack, { appId, handlerUrl, tool, redisUrl, nodeOptions, cwd }) {
+export async function startQueuedFloor(stack, { appId, handlerUrl, tool, redisUrl }) {
   const env = {
-    ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
     DATABASE_URL: stack.env.DATABASE_URL,
     REDIS_URL: redisUrl,
     FLOOR_QUEUE: 'queued-floor',
@@ -315,13 +298,9 @@ export async function startQueuedFloor(stack, { appId, handlerUrl, tool, redisUr
     FLOOR_KEY: randomBytes(32).toString('base64'),
     HANDLER_URL: handlerUrl,
   };
-  const deliver = start('queued-floor-deliver', process.execPath, [join(BENCH, 'queued-floor-deliver.mjs')], {
-    env,
-    cwd,
-  });
+  const deliver = start('queued-floor-deliver', process.execPath, [join(BENCH, 'queued-floor-deliver.mjs')], { env });
   const accept = start('queued-floor-accept', process.execPath, [join(BENCH, 'queued-floor-accept.mjs')], {
     env: { ...env, PORT: '0', APP_ID: appId, TOOL: tool },
-    cwd,
   });
   await deliver.waitFor(/queued floor worker ready/, 15_000);
   const [, port] = await accept.waitFor(/queued floor listening on (\d+)/, 15_000);

@@ -16,21 +16,27 @@ import {
   finishedCallStore,
   floorDatabase,
   newCall,
+  requiredEnv,
   serveCalls,
   signedHeaders,
 } from './lib/floor-work.mjs';
 
-const db = floorDatabase(process.env.DATABASE_URL);
-const handlerUrl = new URL(process.env.HANDLER_URL);
+const db = floorDatabase(requiredEnv('DATABASE_URL'));
+const handlerUrl = new URL(requiredEnv('HANDLER_URL'));
 const handler = new Pool(handlerUrl.origin, { connections: 50 });
-const APP_ID = process.env.APP_ID;
-const TOOL = process.env.TOOL;
+const APP_ID = requiredEnv('APP_ID');
+const TOOL = requiredEnv('TOOL');
 const sealer = bodySealer(randomBytes(32));
 const secret = randomBytes(24);
 
 // The calls answered while a statement runs are stored together, in one statement and one commit.
 const store = finishedCallStore(db, { appId: APP_ID, handlerUrl: handlerUrl.href, toolKind: 'http' });
 
+/**
+ * @param {import('node:http').IncomingMessage} req
+ * @param {import('node:http').ServerResponse} res
+ * @param {string} raw
+ */
 async function call(req, res, raw) {
   const accepted = newCall(req, res, raw, { appId: APP_ID, tool: TOOL });
   if (!accepted) return;

@@ -97,5 +97,5 @@ const stop = async () => {
   await db.end().catch(() => undefined);
   process.exit(0);
 };
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
+process.on('SIGTERM', () => void stop());
+process.on('SIGINT', () => void stop());

@@ -953,9 +953,12 @@ function obstacles(lines, cpu) {
   const c1 = cpuOf('instant latency: Toolgate');
   if (known(r1.added)) {
     out.push(
-      `- **Instant calls, one client**: Toolgate adds ${fmt(r1.added)} ms at p50 and ${fmt(r1.added99)} ms at p99 over a bare POST to the same handler (${fmt(r1.floor)} ms). ` +
+      `- **Instant calls, one client**: Toolgate adds ${fmt(r1.added)} ms at p50 and ${fmt(r1.added99)} ms ` +
+        `at p99 over a bare POST to the same handler (${fmt(r1.floor)} ms). ` +
         (c1
-          ? `One call costs ${fmt(c1.api)} ms of API CPU and ${fmt(c1.postgres)} ms of Postgres CPU (${fmt(c1.total)} ms in all processes), so most of the added time is CPU work in the API and the database round trips it waits on, not the network. `
+          ? `One call costs ${fmt(c1.api)} ms of API CPU and ${fmt(c1.postgres)} ms of Postgres CPU ` +
+            `(${fmt(c1.total)} ms in all processes), so most of the added time is CPU work in the API and the ` +
+            `database round trips it waits on, not the network. `
           : '') +
         (known(reference.pg_p50)
           ? `One SELECT 1 round trip from a client takes ${fmt(reference.pg_p50)} ms here, a Redis PING ${fmt(reference.redis_p50)} ms. `
@@ -987,8 +990,10 @@ function obstacles(lines, cpu) {
       )
       .join('');
     out.push(
-      `- **${{ 2: 'Instant throughput (50 clients)', 3: 'Queued throughput (defaults)', '3b': 'Queued throughput with APP_DELIVERY_CONCURRENCY=50' }[id]}**: ${fmt(rate)} calls/s (${fmt(med(id, 'ratio'))}× the floor's ${fmt(med(id, 'floor_rate'))}/s; goal ${goal.toLocaleString('en-US')}/s). ` +
-        `The machine was ${fmt(c.machine_busy_pct)} % busy; each call cost ${fmt(c.total)} ms of CPU in all: ${parts.map((p) => `${p.replace('_', ' ')} ${fmt(c[p])}`).join(', ')} (ms). ` +
+      `- **${name}**: ${fmt(rate)} calls/s (${fmt(med(id, 'ratio'))}× the floor's ${fmt(med(id, 'floor_rate'))}/s; goal ` +
+        `${goal.toLocaleString('en-US')}/s). ` +
+        `The machine was ${fmt(c.machine_busy_pct)} % busy; each call cost ${fmt(c.total)} ms of CPU in all: ` +
+        `${parts.map((p) => `${p.replace('_', ' ')} ${fmt(c[p])}`).join(', ')} (ms). ` +
         oneCore +
         (id === '2' ? workFloorLine(c) : '') +
         (id === '3' ? queuedWorkFloorLine(c, goal) : '') +
@@ -996,15 +1001,19 @@ function obstacles(lines, cpu) {
         `${fmt(bound)} calls/s, so ` +
         (rate >= goal
           ? 'the goal is met.'
-          : `the goal needs the CPU per call cut by about ${fmt((1 - rate / goal) * 100)} % (the largest share: ${parts[0]?.replace('_', ' ')}), or more cores.`),
+          : `the goal needs the CPU per call cut by about ${fmt((1 - rate / goal) * 100)} % (the largest share: ` +
+            `${parts[0]?.replace('_', ' ')}), or more cores.`),
     );
   }
   const capped = med('3', 'tg_rate');
   const uncapped = med('3b', 'tg_rate');
   if (known(capped) && known(uncapped)) {
     out.push(
-      `- **The per-app cap on one busy app**: all of row 3's calls belong to one app, so at most APP_DELIVERY_CONCURRENCY (default 25) of them are delivered at once per worker; ` +
-        `a job over the cap waits outside the worker for about as long as its place in the app's line takes to clear, then asks again. With the cap lifted to 50 (row 3b) the same load runs at ${fmt(uncapped)} calls/s instead of ${fmt(capped)} (${fmt(uncapped / capped)}×).`,
+      `- **The per-app cap on one busy app**: all of row 3's calls belong to one app, so at most ` +
+        `APP_DELIVERY_CONCURRENCY (default 25) of them are delivered at once per worker; ` +
+        `a job over the cap waits outside the worker for about as long as its place in the app's line takes ` +
+        `to clear, then asks again. With the cap lifted to 50 (row 3b) the same load runs at ` +
+        `${fmt(uncapped)} calls/s instead of ${fmt(capped)} (${fmt(uncapped / capped)}×).`,
     );
   }
   // How busy row 4c's load kept the worker and the machine: "spare capacity" is a premise to check, not a given.
@@ -1013,7 +1022,8 @@ function obstacles(lines, cpu) {
     const workerCore = med('4c', 'tg_worker_core_pct');
     if (!paced || !known(workerCore)) return '';
     return (
-      ` Each attempt cost ${fmt(paced.total)} ms of CPU in all (worker ${fmt(paced.worker)}, Postgres ${fmt(paced.postgres)}, API ${fmt(paced.api)}):` +
+      ` Each attempt cost ${fmt(paced.total)} ms of CPU in all (worker ${fmt(paced.worker)}, Postgres ` +
+      `${fmt(paced.postgres)}, API ${fmt(paced.api)}):` +
       ` the worker used about ${fmt(workerCore)} % of a core and the machine was ${fmt(paced.machine_busy_pct)} % busy` +
       (paced.machine_busy_pct > 70 ? ', so on this machine the paced rate left little to spare.' : '.')
     );
@@ -1046,22 +1056,31 @@ function obstacles(lines, cpu) {
   if (known(mcp)) {
     const toolgate = cpuOf('MCP echo: Toolgate');
     out.push(
-      `- **MCP proxy**: a tools/call through Toolgate takes ${fmt(med('5', 'tg_p50'))} ms at p50, ${fmt(mcp)}× the direct call (${fmt(med('5', 'floor_p50'))} ms); ` +
+      `- **MCP proxy**: a tools/call through Toolgate takes ${fmt(med('5', 'tg_p50'))} ms at p50, ` +
+        `${fmt(mcp)}× the direct call (${fmt(med('5', 'floor_p50'))} ms); ` +
         (mcp <= 1.5
           ? 'within the 1.5× goal.'
-          : `over the 1.5× goal${toolgate ? `: the API spends ${fmt(toolgate.api)} ms of CPU and Postgres ${fmt(toolgate.postgres)} ms per call` : ''} (the agent endpoint answers a plain modern request without the MCP SDK, calls the app's MCP server over its own session, and stores the call with its attempt in one statement before it answers).`) +
+          : `over the 1.5× ` +
+            `goal${toolgate ? `: the API spends ${fmt(toolgate.api)} ms of CPU and Postgres ${fmt(toolgate.postgres)} ms per call` : ''} ` +
+            `(the agent endpoint answers a plain modern request without the MCP SDK, calls the app's MCP server ` +
+            `over its own session, and stores the call with its attempt in one statement before it answers).`) +
         mcpWorkFloorLine(),
     );
   }
   const list = [med('6', 'tg_rest_p50'), med('6', 'tg_mcp_p50')];
   if (list.every(known)) {
     out.push(
-      `- **tools/list, 100 tools**: REST ${fmt(list[0])} ms, MCP ${fmt(list[1])} ms at p50 (goal ≤ 5 ms; ${med('6', 'rest_bytes') ? `${fmt(med('6', 'rest_bytes') / 1024)} KiB of JSON; ` : ''}the same bytes from plain node:http: ${fmt(med('6', 'floor_rest_p50'))} ms).`,
+      `- **tools/list, 100 tools**: REST ${fmt(list[0])} ms, MCP ${fmt(list[1])} ms at p50 (goal ≤ 5 ms; ` +
+        `${med('6', 'rest_bytes') ? `${fmt(med('6', 'rest_bytes') / 1024)} KiB of JSON; ` : ''}the same ` +
+        `bytes from plain node:http: ${fmt(med('6', 'floor_rest_p50'))} ms).`,
     );
   }
   if (known(med('3', 'rss_api_max'))) {
     out.push(
-      `- **Memory**: API ${fmt(memory.api_idle)} MiB just after setup → ${fmt(med('3', 'rss_api_max'))} MiB max under the queued load; worker ${fmt(memory.worker_idle)} → ${fmt(med('3', 'rss_worker_max'))} MiB (the bare BullMQ floor worker: ${fmt(med('3', 'rss_floor_worker_max'))} MiB).`,
+      `- **Memory**: API ${fmt(memory.api_idle)} MiB just after setup → ${fmt(med('3', 'rss_api_max'))} ` +
+        `MiB max under the queued load; worker ${fmt(memory.worker_idle)} → ` +
+        `${fmt(med('3', 'rss_worker_max'))} MiB (the bare BullMQ floor worker: ` +
+        `${fmt(med('3', 'rss_floor_worker_max'))} MiB).`,
     );
     if (memory.rested) {
       const { rested, restedAfterLoad } = memory;
@@ -1077,10 +1096,19 @@ function obstacles(lines, cpu) {
   const fair = med('8', 'ratio_p99');
   if (known(fair)) {
     out.push(
-      `- **Fairness**: app B's p99 from POST to succeeded is ${fmt(med('8', 'alone_p99'))} ms alone and ${fmt(med('8', 'loaded_p99'))} ms while app A has ${cfg.fairA} calls hanging (${fmt(fair)}×). ` +
+      `- **Fairness**: app B's p99 from POST to succeeded is ${fmt(med('8', 'alone_p99'))} ms alone and ` +
+        `${fmt(med('8', 'loaded_p99'))} ms while app A has ${cfg.fairA} calls hanging (${fmt(fair)}×). ` +
         (fair <= 2
-          ? `A slow app does not hold B back. B's own latency alone (p50 ${fmt(med('8', 'alone_p50'))} ms for a handler that answers at once) is that of a burst of ${cfg.fairB} calls of one app${cfg.fairB > 25 ? ' against the per-app cap (25 in flight by default; a job over it waits for a slot of its app)' : ''}.`
-          : `One app's hanging handler holds every other app's deliveries back: with WORKER_CONCURRENCY=50 and a 10 s attempt timeout, A's calls occupy every worker slot (${fmt(med('8', 'hanging'))} requests were hanging at the handler) and B's jobs wait behind them in the shared queue. A per-app cap on deliveries in flight (APP_DELIVERY_CONCURRENCY, in progress) is what this row checks.`),
+          ? `A slow app does not hold B back. B's own latency alone (p50 ${fmt(med('8', 'alone_p50'))} ms for a ` +
+            `handler that answers at once) is that of a burst of ${cfg.fairB} calls of one app` +
+            (cfg.fairB > 25
+              ? ' against the per-app cap (25 in flight by default; a job over it waits for a slot of its app)'
+              : '') +
+            '.'
+          : `One app's hanging handler holds every other app's deliveries back: with WORKER_CONCURRENCY=50 and a ` +
+            `10 s attempt timeout, A's calls occupy every worker slot (${fmt(med('8', 'hanging'))} requests were ` +
+            `hanging at the handler) and B's jobs wait behind them in the shared queue. A per-app cap on ` +
+            `deliveries in flight (APP_DELIVERY_CONCURRENCY, in progress) is what this row checks.`),
     );
   }
   for (const [id, row] of Object.entries(results)) {
@@ -1142,16 +1170,24 @@ function buildReport(seconds) {
     .filter(([, r]) => r.notes.length)
     .map(([id, r]) => `- Row ${id} (${r.title}): ${r.notes.join('; ')}`)
     .join('\n');
+  const setup = [
+    `- machine: \`nproc\` = ${info.nproc}, ${info.cpuModel}, ${fmt(info.memGiB)} GiB RAM; shared with other work while it ran`,
+    `- node ${info.node}, redis-server ${info.redis}, Postgres at 127.0.0.1:5432; Toolgate commit ${info.commit}`,
+    `- runs: ${cfg.runs}${cfg.quick ? ' (BENCH_QUICK=1: small N, not for conclusions)' : ''} ` +
+      `(rows 3b and 4b: ${cfg.variantRuns}); cells are the median of the runs with (min–max) across runs`,
+    `- round trips for reference (from the bench process, idle stack): Postgres \`SELECT 1\` p50 ` +
+      `${fmt(reference.pg_p50, 'ms')}, Redis PING p50 ${fmt(reference.redis_p50, 'ms')}`,
+    '- Toolgate runs with its defaults (APP_DELIVERY_CONCURRENCY=25, WORKER_CONCURRENCY=50) except rows 3b and 4b, ' +
+      'which lift APP_DELIVERY_CONCURRENCY to 50',
+    `- N: latency ${cfg.latencyN} (+${Math.max(cfg.warmup, LATENCY_WARMUP)} warm-up a side), ` +
+      `throughput ${cfg.throughputN}, queued ${cfg.queuedN}, schedule ${cfg.scheduleN}, MCP ${cfg.mcpN}, ` +
+      `list ${cfg.listN}, fairness B ${cfg.fairB} / A ${cfg.fairA}; 50 clients where in flight`,
+  ].join('\n');
   const markdown = `# Toolgate benchmark results
 
 Written by \`node bench/run.mjs\` on ${new Date().toISOString()} (${fmt(seconds / 60)} min). What each row measures: [README.md](README.md).
 
-- machine: \`nproc\` = ${info.nproc}, ${info.cpuModel}, ${fmt(info.memGiB)} GiB RAM; shared with other work while it ran
-- node ${info.node}, redis-server ${info.redis}, Postgres at 127.0.0.1:5432; Toolgate commit ${info.commit}
-- runs: ${cfg.runs}${cfg.quick ? ' (BENCH_QUICK=1: small N, not for conclusions)' : ''} (rows 3b and 4b: ${cfg.variantRuns}); cells are the median of the runs with (min–max) across runs
-- round trips for reference (from the bench process, idle stack): Postgres \`SELECT 1\` p50 ${fmt(reference.pg_p50, 'ms')}, Redis PING p50 ${fmt(reference.redis_p50, 'ms')}
-- Toolgate runs with its defaults (APP_DELIVERY_CONCURRENCY=25, WORKER_CONCURRENCY=50) except rows 3b and 4b, which lift APP_DELIVERY_CONCURRENCY to 50
-- N: latency ${cfg.latencyN} (+${Math.max(cfg.warmup, LATENCY_WARMUP)} warm-up a side), throughput ${cfg.throughputN}, queued ${cfg.queuedN}, schedule ${cfg.scheduleN}, MCP ${cfg.mcpN}, list ${cfg.listN}, fairness B ${cfg.fairB} / A ${cfg.fairA}; 50 clients where in flight
+${setup}
 
 ${table}
 

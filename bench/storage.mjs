@@ -47,6 +47,7 @@ const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(
 /** @type {Statement[]} */
 const captured = [];
 let capturing = false;
+// eslint-disable-next-line @typescript-eslint/unbound-method -- called on its own client, `this` (Reflect.apply)
 const originalQuery = pg.Client.prototype.query;
 /**
  * pg's `query` with the statement recorded first (any of its overloads: the arguments go through as they came).
@@ -479,10 +480,13 @@ const [accept0, accept1] = hot('accept');
 const [deliver0, deliver1] = hot('delivery');
 const [reconcile0, reconcile1] = hot('reconcile');
 lines.push(
-  `| accept: one INSERT (with body) | ${ms(accept0.p50)} / ${ms(accept0.p99)} | ${ms(accept1.p50)} / ${ms(accept1.p99)} | ${report.insertIndexes} index entries (the partial indexes of finished and in-progress calls: none) |`,
+  `| accept: one INSERT (with body) | ${ms(accept0.p50)} / ${ms(accept0.p99)} | ${ms(accept1.p50)} / ` +
+    `${ms(accept1.p99)} | ${report.insertIndexes} index entries (the partial indexes of finished and ` +
+    `in-progress calls: none) |`,
 );
 lines.push(
-  `| delivery: claim UPDATE + record (INSERT attempt, UPDATE call) | ${ms(deliver0.p50)} / ${ms(deliver0.p99)} | ${ms(deliver1.p50)} / ${ms(deliver1.p99)} | by primary key |`,
+  `| delivery: claim UPDATE + record (INSERT attempt, UPDATE call) | ${ms(deliver0.p50)} / ` +
+    `${ms(deliver0.p99)} | ${ms(deliver1.p50)} / ${ms(deliver1.p99)} | by primary key |`,
 );
 lines.push(
   `| reconciler scan (ToolCallsRepository.findOverdue, limit 500) | ${ms(reconcile0.p50)} / ${ms(reconcile0.p99)} | ` +

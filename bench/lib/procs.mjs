@@ -45,7 +45,7 @@ export function freePort() {
 function track(child, name) {
   let output = '';
   const keep = (/** @type {Buffer} */ chunk) => {
-    output += chunk;
+    output += chunk.toString();
     if (output.length > 200_000) output = output.slice(-100_000);
   };
   child.stdout?.on('data', keep);

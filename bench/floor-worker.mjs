@@ -23,6 +23,7 @@ const {
   FLOOR_QUEUE = 'floor',
   FLOOR_CONCURRENCY = '50',
 } = process.env;
+if (!REDIS_URL || !HANDLER_URL) throw new Error('REDIS_URL and HANDLER_URL must be set');
 const OFFSETS_MS = [0, 150, 600];
 const dispatcher = new Agent({ connections: 128, keepAliveTimeout: 4_000 });
 const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
@@ -32,12 +33,17 @@ const queue = new Queue(FLOOR_QUEUE, { connection: queueConnection, prefix: FLOO
 let expected = Infinity;
 let finished = 0;
 let failed = 0;
-const finish = (ok) => {
+const finish = (/** @type {boolean} */ ok) => {
   finished += 1;
   if (!ok) failed += 1;
   if (finished === expected) process.send?.({ type: 'done', count: finished, failed });
 };
 
+/**
+ * POSTs the body to the handler's `path`: its status.
+ * @param {string} path
+ * @param {string} eventId
+ */
 async function post(path, eventId) {
   const response = await request(`${HANDLER_URL}${path}`, {
     method: 'POST',
@@ -81,7 +87,9 @@ const worker = new Worker(
 );
 worker.on('error', (error) => console.error(`floor worker: ${error.message}`));
 
-process.on('message', (message) => {
+process.on('message', (m) => {
+  // The parent's one message (bench/lib/stack.mjs, startFloorWorker's arm).
+  const message = /** @type {{ type: 'expect', n: number } | undefined} */ (m);
   if (message?.type === 'expect') {
     expected = message.n;
     finished = 0;
@@ -99,6 +107,6 @@ const stop = async () => {
   queueConnection.disconnect();
   process.exit(0);
 };
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
-process.on('disconnect', stop);
+process.on('SIGTERM', () => void stop());
+process.on('SIGINT', () => void stop());
+process.on('disconnect', () => void stop());

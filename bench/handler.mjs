@@ -16,19 +16,24 @@ const OK = Buffer.from('{"ok":true}');
 const UNAVAILABLE = Buffer.from('{"error":"try again"}');
 let staticBody = OK;
 
-/** path -> number of requests */
+/** path -> number of requests @type {Map<string, number>} */
 let counts = new Map();
-/** path -> bytes received */
+/** path -> bytes received @type {Map<string, number>} */
 let bytes = new Map();
-/** path -> Map(event id -> receive times) */
+/** path -> Map(event id -> receive times) @type {Map<string, Map<string, number[]>>} */
 let times = new Map();
-/** event id -> requests seen on /fail-twice */
+/** event id -> requests seen on /fail-twice @type {Map<string, number>} */
 let failCounts = new Map();
-/** requests held open by /hang */
+/** requests held open by /hang @type {Set<http.ServerResponse>} */
 let hanging = new Set();
 
 const now = () => performance.timeOrigin + performance.now();
 
+/**
+ * @param {http.ServerResponse} res
+ * @param {number} status
+ * @param {Buffer} body
+ */
 function send(res, status, body, type = 'application/json') {
   res.writeHead(status, { 'content-type': type, 'content-length': body.length });
   res.end(body);
@@ -63,8 +68,9 @@ const server = http.createServer((req, res) => {
   }
   if (path === '/_static') {
     if (req.method === 'PUT') {
+      /** @type {Buffer[]} */
       const chunks = [];
-      req.on('data', (c) => chunks.push(c));
+      req.on('data', (/** @type {Buffer} */ c) => chunks.push(c));
       req.on('end', () => {
         staticBody = Buffer.concat(chunks);
         send(res, 200, OK);
@@ -86,7 +92,7 @@ const server = http.createServer((req, res) => {
     else perPath.set(eventId, [receivedAt]);
   }
   let size = 0;
-  req.on('data', (chunk) => (size += chunk.length));
+  req.on('data', (/** @type {Buffer} */ chunk) => (size += chunk.length));
   req.on('end', () => {
     bytes.set(path, (bytes.get(path) ?? 0) + size);
     if (path.startsWith('/hang')) {
@@ -108,7 +114,8 @@ server.headersTimeout = 66_000;
 server.requestTimeout = 0;
 server.maxRequestsPerSocket = 0;
 server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
-  console.log(`handler listening on ${server.address().port}`);
+  const address = server.address();
+  console.log(`handler listening on ${typeof address === 'object' ? address?.port : address}`);
 });
 for (const signal of ['SIGTERM', 'SIGINT']) {
   process.on(signal, () => {

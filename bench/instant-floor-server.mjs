@@ -1,5 +1,5 @@
-// The floor of an instant call's work, without Toolgate's framework: what bench/instant-floor.mjs measures Toolgate's
-// API against. One node:http process does what the API must do for an instant call, each step at its cheapest:
+// The floor of an instant call's work, without Toolgate's framework: what rows 1 and 2 measure Toolgate's API against.
+// One node:http process does what the API must do for an instant call, each step at its cheapest:
 // read and parse the JSON request, find the token in memory (Toolgate verifies a token once, then remembers it),
 // check the one required argument, build the webhook body, encrypt it (AES-256-GCM, as it is stored), sign it
 // (Standard Webhooks: HMAC-SHA256), POST it to the handler (undici), store the call with its attempt in one statement
@@ -16,21 +16,27 @@ import {
   finishedCallStore,
   floorDatabase,
   newCall,
+  requiredEnv,
   serveCalls,
   signedHeaders,
 } from './lib/floor-work.mjs';
 
-const db = floorDatabase(process.env.DATABASE_URL);
-const handlerUrl = new URL(process.env.HANDLER_URL);
+const db = floorDatabase(requiredEnv('DATABASE_URL'));
+const handlerUrl = new URL(requiredEnv('HANDLER_URL'));
 const handler = new Pool(handlerUrl.origin, { connections: 50 });
-const APP_ID = process.env.APP_ID;
-const TOOL = process.env.TOOL;
+const APP_ID = requiredEnv('APP_ID');
+const TOOL = requiredEnv('TOOL');
 const sealer = bodySealer(randomBytes(32));
 const secret = randomBytes(24);
 
 // The calls answered while a statement runs are stored together, in one statement and one commit.
 const store = finishedCallStore(db, { appId: APP_ID, handlerUrl: handlerUrl.href, toolKind: 'http' });
 
+/**
+ * @param {import('node:http').IncomingMessage} req
+ * @param {import('node:http').ServerResponse} res
+ * @param {string} raw
+ */
 async function call(req, res, raw) {
   const accepted = newCall(req, res, raw, { appId: APP_ID, tool: TOOL });
   if (!accepted) return;

@@ -10,25 +10,39 @@
 // Env: PORT (0: any), DATABASE_URL (with ?schema=), MCP_URL, APP_ID. Prints "mcp floor listening on <port>".
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'undici';
-import { finishedCallStore, floorDatabase, serveCalls } from './lib/floor-work.mjs';
+import { finishedCallStore, floorDatabase, requiredEnv, serveCalls } from './lib/floor-work.mjs';
 
-const db = floorDatabase(process.env.DATABASE_URL);
-const upstream = new URL(process.env.MCP_URL);
+const db = floorDatabase(requiredEnv('DATABASE_URL'));
+const upstream = new URL(requiredEnv('MCP_URL'));
 const server = new Pool(upstream.origin, { connections: 10 });
-const store = finishedCallStore(db, { appId: process.env.APP_ID, handlerUrl: upstream.href, toolKind: 'mcp' });
+const store = finishedCallStore(db, { appId: requiredEnv('APP_ID'), handlerUrl: upstream.href, toolKind: 'mcp' });
 
 const ASKED = ['content-type', 'accept', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id'];
 const ANSWERED = ['content-type', 'cache-control', 'mcp-session-id', 'mcp-protocol-version'];
 
+/**
+ * The headers of `headers` named in `names`.
+ * @param {import('node:http').IncomingHttpHeaders} headers
+ * @param {string[]} names
+ */
 function picked(headers, names) {
+  /** @type {Record<string, string | string[]>} */
   const out = {};
-  for (const name of names) if (headers[name] !== undefined) out[name] = headers[name];
+  for (const name of names) {
+    const value = headers[name];
+    if (value !== undefined) out[name] = value;
+  }
   return out;
 }
 
-/** The JSON-RPC message of `id` in an answer: a JSON body, or an event stream's `data:` lines. */
+/**
+ * The JSON-RPC message of `id` in an answer: a JSON body, or an event stream's `data:` lines.
+ * @param {string | number} id
+ * @param {string} text
+ * @param {string | string[] | undefined} contentType
+ */
 function answerTo(id, text, contentType) {
-  if (!contentType?.startsWith('text/event-stream')) return JSON.parse(text);
+  if (typeof contentType !== 'string' || !contentType.startsWith('text/event-stream')) return JSON.parse(text);
   for (const line of text.split('\n')) {
     const data = line.startsWith('data:') ? line.slice(5).trim() : '';
     if (!data) continue; // another field, or an event without data (a stream's priming event)
@@ -38,11 +52,16 @@ function answerTo(id, text, contentType) {
   throw new Error(`no answer to request ${id} in the event stream`);
 }
 
+/**
+ * @param {import('node:http').IncomingMessage} req
+ * @param {import('node:http').ServerResponse} res
+ * @param {string} raw
+ */
 async function relay(req, res, raw) {
   const message = raw ? JSON.parse(raw) : undefined;
   const acceptedAt = new Date();
   const answer = await server.request({
-    method: req.method,
+    method: req.method ?? 'GET',
     path: upstream.pathname,
     headers: picked(req.headers, ASKED),
     body: raw || undefined,
@@ -57,9 +76,12 @@ async function relay(req, res, raw) {
   const { result } = answerTo(message.id, text, answer.headers['content-type']);
   const callId = `call_${randomUUID().replaceAll('-', '')}`;
   const { name, arguments: args } = message.params;
-  const resultText = (result?.content ?? []).map((part) => part.text ?? '').join('\n');
-  const values = [callId, randomUUID(), 'agent_floor', name, 'mcp', JSON.stringify(args ?? {}), null, acceptedAt];
-  await store([...values, JSON.stringify(resultText), new Date()]);
+  /** @type {{ text?: string }[]} */
+  const content = result?.content ?? [];
+  const resultText = content.map((part) => part.text ?? '').join('\n');
+  const argsJson = JSON.stringify(args ?? {});
+  const resultJson = JSON.stringify(resultText);
+  await store([callId, randomUUID(), 'agent_floor', name, 'mcp', argsJson, null, acceptedAt, resultJson, new Date()]);
   res.writeHead(answer.statusCode, headers);
   res.end(text);
 }

@@ -18,14 +18,17 @@ import {
   floorDatabase,
   grouped,
   newCall,
+  requiredEnv,
   serveCalls,
 } from './lib/floor-work.mjs';
 
-const { DATABASE_URL, REDIS_URL, FLOOR_QUEUE, FLOOR_PREFIX, FLOOR_KEY, HANDLER_URL, APP_ID, TOOL } = process.env;
-const db = floorDatabase(DATABASE_URL);
-const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
-const queue = new Queue(FLOOR_QUEUE, { connection, prefix: FLOOR_PREFIX });
-const sealer = bodySealer(Buffer.from(FLOOR_KEY, 'base64'));
+const HANDLER_URL = requiredEnv('HANDLER_URL');
+const APP_ID = requiredEnv('APP_ID');
+const TOOL = requiredEnv('TOOL');
+const db = floorDatabase(requiredEnv('DATABASE_URL'));
+const connection = new Redis(requiredEnv('REDIS_URL'), { maxRetriesPerRequest: null });
+const queue = new Queue(requiredEnv('FLOOR_QUEUE'), { connection, prefix: requiredEnv('FLOOR_PREFIX') });
+const sealer = bodySealer(Buffer.from(requiredEnv('FLOOR_KEY'), 'base64'));
 
 // Due a day later: Toolgate's reconciler, running on the same schema, re-queues overdue calls for its own worker,
 // which would cancel these (their installation is not one of Toolgate's).
@@ -41,15 +44,21 @@ const INSERT = {
       $10::timestamptz[]) AS v(id, event_id, agent_id, tool, dialog_id, arguments, body_enc, accepted_at)`,
 };
 
+/**
+ * A queued call's values, as `store` takes them.
+ * @typedef {[id: string, eventId: string, agentId: string, tool: string, dialogId: string, args: string,
+ *   bodyEnc: string, acceptedAt: Date]} QueuedCallValues
+ */
+
 /** Stores a queued call with those that arrived with it; resolves once their statement committed. */
-const store = grouped((rows) => {
+const store = grouped((/** @type {QueuedCallValues[]} */ rows) => {
   const [ids, eventIds, agentIds, tools, dialogs, args, bodies, accepted] = columnsOf(rows, 8);
   const values = [ids, APP_ID, HANDLER_URL, eventIds, agentIds, tools, dialogs, args, bodies, accepted];
   return db.query({ ...INSERT, values });
 });
 
 /** Queues the delivery of a stored call with those that arrived with it, in one addBulk. */
-const enqueue = grouped((ids) =>
+const enqueue = grouped((/** @type {string[]} */ ids) =>
   queue.addBulk(
     ids.map((id) => ({
       name: 'deliver',
@@ -59,6 +68,11 @@ const enqueue = grouped((ids) =>
   ),
 );
 
+/**
+ * @param {import('node:http').IncomingMessage} req
+ * @param {import('node:http').ServerResponse} res
+ * @param {string} raw
+ */
 async function call(req, res, raw) {
   const accepted = newCall(req, res, raw, { appId: APP_ID, tool: TOOL });
   if (!accepted) return;

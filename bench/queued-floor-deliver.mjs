@@ -12,16 +12,23 @@ import { randomBytes } from 'node:crypto';
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { Pool } from 'undici';
-import { bodySealer, floorDatabase, grouped, perSize, signedHeaders, valueRows } from './lib/floor-work.mjs';
+import {
+  bodySealer,
+  floorDatabase,
+  grouped,
+  perSize,
+  requiredEnv,
+  signedHeaders,
+  valueRows,
+} from './lib/floor-work.mjs';
 
-const { DATABASE_URL, REDIS_URL, FLOOR_QUEUE, FLOOR_PREFIX, FLOOR_KEY, HANDLER_URL } = process.env;
 // Claims and records find their calls by primary key. Without bitmap scans: a generic plan of the claim read every
 // queued call through the partial index of queued calls (its statistics lag a table filling this fast), each claim.
-const db = floorDatabase(DATABASE_URL, { settings: { enable_bitmapscan: 'off' } });
-const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
-const sealer = bodySealer(Buffer.from(FLOOR_KEY, 'base64'));
+const db = floorDatabase(requiredEnv('DATABASE_URL'), { settings: { enable_bitmapscan: 'off' } });
+const connection = new Redis(requiredEnv('REDIS_URL'), { maxRetriesPerRequest: null });
+const sealer = bodySealer(Buffer.from(requiredEnv('FLOOR_KEY'), 'base64'));
 const secret = randomBytes(24);
-const handlerUrl = new URL(HANDLER_URL);
+const handlerUrl = new URL(requiredEnv('HANDLER_URL'));
 const handler = new Pool(handlerUrl.origin, { connections: 50 });
 
 /** Claims `size` calls: a queued one, or one whose attempt outlived its deadline, as Toolgate's claim takes. */
@@ -51,19 +58,21 @@ const recordAttempts = perSize('floor_record_attempts', (size) => {
 const SPREAD_OUT = { maxInFlight: 2, another: { waiting: 25, afterMs: 20 } };
 
 /** Claims a queued call with those that arrived with it; resolves to the claimed rows by id. */
-const claim = grouped(async (ids) => {
+const claim = grouped(async (/** @type {string[]} */ ids) => {
+  /** @type {import('pg').QueryResult<{ id: string, event_id: string, body_enc: string }>} */
   const { rows } = await db.query({ ...claimCalls(ids.length), values: [new Date(), ...ids] });
   return new Map(rows.map((row) => [row.id, row]));
 }, SPREAD_OUT);
 
 /** Records an attempt that succeeded with those that arrived with it; resolves once their statement committed. */
 const record = grouped(
-  (items) => db.query({ ...recordAttempts(items.length), values: [new Date(), ...items.flat()] }),
+  (/** @type {[id: string, startedAt: Date, durationMs: number, result: string][]} */ items) =>
+    db.query({ ...recordAttempts(items.length), values: [new Date(), ...items.flat()] }),
   SPREAD_OUT,
 );
 
 const worker = new Worker(
-  FLOOR_QUEUE,
+  requiredEnv('FLOOR_QUEUE'),
   async (job) => {
     const row = (await claim(job.data.id)).get(job.data.id);
     if (!row) return;
@@ -75,7 +84,7 @@ const worker = new Worker(
     if (sent.statusCode !== 200) throw new Error(`handler answered ${sent.statusCode}`);
     await record([row.id, new Date(startedAt), Date.now() - startedAt, text]);
   },
-  { connection, prefix: FLOOR_PREFIX, concurrency: 50 },
+  { connection, prefix: requiredEnv('FLOOR_PREFIX'), concurrency: 50 },
 );
 worker.on('error', (error) => console.error(`queued floor worker: ${error.message}`));
 worker.on('failed', (job, error) => console.error(`queued floor job ${job?.id}: ${error.message}`));
@@ -88,5 +97,5 @@ const stop = async () => {
   await db.end().catch(() => undefined);
   process.exit(0);
 };
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
+process.on('SIGTERM', () => void stop());
+process.on('SIGINT', () => void stop());

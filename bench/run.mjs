@@ -27,12 +27,27 @@ import {
   toolsList,
 } from './scenarios.mjs';
 
+/**
+ * @typedef {import('./lib/stack.mjs').Stack} Stack
+ * @typedef {import('./lib/cpu.mjs').CpuPerCall} CpuPerCall
+ * @typedef {import('./scenarios.mjs').RowContext} RowContext
+ * @typedef {import('./scenarios.mjs').RowRun} RowRun
+ * @typedef {import('./scenarios.mjs').Metrics} Metrics
+ * @typedef {(ctx: RowContext, run: number, signal: AbortSignal) => Promise<RowRun>} Row
+ */
+
 const QUICK = process.env.BENCH_QUICK === '1';
+/**
+ * @param {string} name
+ * @param {number} full
+ * @param {number} quick
+ */
 const num = (name, full, quick) => {
   const value = Number(process.env[name] ?? (QUICK ? quick : full));
   if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
   return value;
 };
+const timeoutS = num('BENCH_TIMEOUT_S', 180, 120);
 const cfg = {
   quick: QUICK,
   runs: num('BENCH_RUNS', 3, 1),
@@ -48,7 +63,9 @@ const cfg = {
   listN: num('BENCH_LIST_N', 500, 50),
   fairB: num('BENCH_FAIR_B', 200, 50),
   fairA: num('BENCH_FAIR_A', 300, 100),
-  timeoutS: num('BENCH_TIMEOUT_S', 180, 120),
+  timeoutS,
+  /** Row 3 reports the rate it reached if its calls are not all finished within this budget. */
+  queuedBudgetS: Number(process.env.BENCH_QUEUED_BUDGET_S ?? Math.min(100, timeoutS - 30)),
   /** Runs of the variant rows 3b and 4b (APP_DELIVERY_CONCURRENCY lifted to WORKER_CONCURRENCY); 0 skips them. */
   variantRuns: Number(process.env.BENCH_VARIANT_RUNS ?? 1),
   /**
@@ -57,26 +74,42 @@ const cfg = {
    */
   idleS: Number(process.env.BENCH_IDLE_S ?? (QUICK ? 0 : 40)),
 };
-/** Row 3 reports the rate it reached if its calls are not all finished within this budget. */
-cfg.queuedBudgetS = Number(process.env.BENCH_QUEUED_BUDGET_S ?? Math.min(100, cfg.timeoutS - 30));
+/** @typedef {typeof cfg} Cfg */
 /** BENCH_ROWS=1,2,3b runs only those rows (the others are left out of the report). */
 const ONLY = process.env.BENCH_ROWS ? new Set(process.env.BENCH_ROWS.split(',').map((r) => r.trim())) : null;
-const selected = (id) => !ONLY || ONLY.has(id) || (id === '7' && ONLY.has('3'));
+const selected = (/** @type {string} */ id) => !ONLY || ONLY.has(id) || (id === '7' && ONLY.has('3'));
 /** The variant rows lift the per-app cap to the worker's concurrency (50). */
 const NO_CAP = { APP_DELIVERY_CONCURRENCY: '50' };
 
-const log = (...args) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}]`, ...args);
+const log = (/** @type {unknown[]} */ ...args) =>
+  console.error(`[bench ${new Date().toISOString().slice(11, 19)}]`, ...args);
+/** An error's message, and its stack when it has one. */
+const messageOf = (/** @type {unknown} */ error) => (error instanceof Error ? error.message : String(error));
+const stackOf = (/** @type {unknown} */ error) =>
+  error instanceof Error ? (error.stack ?? error.message) : String(error);
+
+/**
+ * What the rows run against (scenarios.mjs's RowContext), but with no stack between two stacks: main() starts the
+ * processes, then each stack in turn.
+ * @typedef {Omit<RowContext, 'stack'> & { stack?: Stack }} RunContext
+ */
+
+/**
+ * The run's context once main() has started its processes: its stack is stopped on exit, errors and signals.
+ * @type {RunContext | undefined}
+ */
+let running;
 
 // ---------------------------------------------------------------------------------------------
 // Clean-up of everything started, whatever happens
 
 let stopping = false;
-async function cleanupAndExit(code) {
+async function cleanupAndExit(/** @type {number} */ code) {
   if (stopping) return;
   stopping = true;
   await Promise.race([
     (async () => {
-      await ctx.stack?.stop().catch(() => undefined); // drops its schema too
+      await running?.stack?.stop().catch(() => undefined); // drops its schema too
       await stopAll();
     })(),
     new Promise((r) => setTimeout(r, 10_000)),
@@ -90,15 +123,23 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     void cleanupAndExit(130);
   });
 }
-process.on('unhandledRejection', (error) => log(`unhandled rejection (ignored): ${error?.message ?? error}`));
+process.on('unhandledRejection', (error) => log(`unhandled rejection (ignored): ${messageOf(error)}`));
 
 // ---------------------------------------------------------------------------------------------
 // Running a row: BENCH_RUNS runs, each under a hard timeout
 
+/**
+ * @template T
+ * @param {(signal: AbortSignal) => Promise<T>} fn
+ * @param {number} ms
+ * @returns {Promise<{ value: T } | { timedOut: true }>}
+ */
 async function withTimeout(fn, ms) {
   const controller = new AbortController();
   setMaxListeners(0, controller.signal); // every request in flight listens to it
+  /** @type {NodeJS.Timeout | undefined} */
   let timer;
+  /** @type {Promise<{ timedOut: true }>} */
   const timeout = new Promise((resolve) => {
     timer = setTimeout(() => {
       controller.abort(new Error('timed out'));
@@ -113,20 +154,36 @@ async function withTimeout(fn, ms) {
   }
 }
 
+/**
+ * A row's runs: each run's figures, the notes, and how it ended.
+ * @typedef {{ title: string, runs: Metrics[], notes: string[], dirty?: boolean, timedOut?: boolean, failed?: boolean }} RowResult
+ */
+
+/** @type {Record<string, RowResult>} */
 const results = {};
 
-/** BENCH_LOG_RUNS=1: each run's figures (numbers only) in the log, to follow a row across its runs. */
+/**
+ * BENCH_LOG_RUNS=1: each run's figures (numbers only) in the log, to follow a row across its runs.
+ * @param {Metrics} metrics
+ */
 function runMetrics(metrics) {
   if (process.env.BENCH_LOG_RUNS !== '1') return '';
-  const numbers = Object.entries(metrics).filter(([, value]) => typeof value === 'number');
-  return `: ${numbers.map(([key, value]) => `${key} ${Number(value.toPrecision(3))}`).join(', ')}`;
+  const numbers = Object.entries(metrics).flatMap(([key, value]) =>
+    typeof value === 'number' ? [`${key} ${Number(value.toPrecision(3))}`] : [],
+  );
+  return `: ${numbers.join(', ')}`;
 }
 
 /**
  * Runs `fn` `runs` times; returns false when the row failed or timed out (its stack is then
  * suspect). A run that returns `dirty` (work left in flight) gets `restart()` before the next one.
+ * @param {string} id
+ * @param {string} title
+ * @param {(run: number, signal: AbortSignal) => Promise<RowRun>} fn
+ * @param {{ runs?: number, restart?: () => Promise<void> }} [options]
  */
 async function runRow(id, title, fn, { runs = cfg.runs, restart } = {}) {
+  /** @type {RowResult} */
   const row = (results[id] = { title, runs: [], notes: [] });
   for (let run = 1; run <= runs; run++) {
     if (run > 1 && row.dirty && restart) {
@@ -137,7 +194,7 @@ async function runRow(id, title, fn, { runs = cfg.runs, restart } = {}) {
     const t0 = Date.now();
     try {
       const outcome = await withTimeout((signal) => fn(run, signal), cfg.timeoutS * 1000);
-      if (outcome.timedOut) {
+      if ('timedOut' in outcome) {
         row.notes.push(`run ${run} timed out after ${cfg.timeoutS} s${run < runs ? '; later runs skipped' : ''}`);
         row.timedOut = true;
         log(`row ${id}: run ${run} timed out`);
@@ -150,9 +207,9 @@ async function runRow(id, title, fn, { runs = cfg.runs, restart } = {}) {
         `row ${id}: run ${run} done in ${((Date.now() - t0) / 1000).toFixed(1)} s${runMetrics(outcome.value.metrics)}`,
       );
     } catch (error) {
-      row.notes.push(`run ${run} failed: ${error.message.split('\n')[0].slice(0, 300)}`);
+      row.notes.push(`run ${run} failed: ${messageOf(error).split('\n')[0].slice(0, 300)}`);
       row.failed = true;
-      log(`row ${id}: run ${run} failed: ${error.stack ?? error.message}`);
+      log(`row ${id}: run ${run} failed: ${stackOf(error)}`);
       return false;
     }
   }
@@ -162,19 +219,32 @@ async function runRow(id, title, fn, { runs = cfg.runs, restart } = {}) {
 // ---------------------------------------------------------------------------------------------
 // The run
 
-const ctx = { cfg };
+/**
+ * Row 7's RSS outside row 3's runs (MiB; null: the process was gone).
+ * @type {{ api_idle?: number | null, worker_idle?: number | null, floor_worker_idle?: number | null,
+ *   rested?: RestedRss, restedAfterLoad?: RestedRss }}
+ */
 const memory = {};
-/** Round trips for reference (bench process → Postgres / Redis), measured once on the idle main stack. */
+/**
+ * Round trips for reference (bench process → Postgres / Redis), measured once on the idle main stack.
+ * @type {{ pg_p50?: number, redis_p50?: number }}
+ */
 const reference = {};
 
-async function measureRoundTrips() {
+/**
+ * @param {string} redisUrl
+ * @param {Stack} stack
+ */
+async function measureRoundTrips(redisUrl, stack) {
+  /** @type {number[]} */
   const pgTimes = [];
+  /** @type {number[]} */
   const redisTimes = [];
-  const redis = new Redis(ctx.redis.url);
+  const redis = new Redis(redisUrl);
   try {
     for (let i = -50; i < 500; i++) {
       let t0 = performance.now();
-      await ctx.stack.db.query('SELECT 1');
+      await stack.db.query('SELECT 1');
       if (i >= 0) pgTimes.push(performance.now() - t0);
       t0 = performance.now();
       await redis.ping();
@@ -187,25 +257,58 @@ async function measureRoundTrips() {
   reference.redis_p50 = percentile(redisTimes, 50);
 }
 
-async function startMain(extraEnv = {}, label = 'main') {
-  ctx.stack = await startToolgate({ redisUrl: ctx.redis.url, scale: 1, label, extraEnv });
-  ctx.fx = await mainFixtures(ctx);
+/**
+ * The main stack (or one like it, with `extraEnv`) and its fixtures.
+ * @param {RunContext} ctx
+ * @param {Record<string, string>} [extraEnv]
+ */
+async function startMain(ctx, extraEnv = {}, label = 'main') {
+  const stack = (ctx.stack = await startToolgate({ redisUrl: ctx.redis.url, scale: 1, label, extraEnv }));
+  ctx.fx = await mainFixtures({ ...ctx, stack });
+  return stack;
 }
 
-async function restartStack(start) {
+/**
+ * @param {RunContext} ctx
+ * @param {() => Promise<unknown>} start
+ */
+async function restartStack(ctx, start) {
   await ctx.stack?.stop();
   ctx.stack = undefined;
   await start();
 }
 
-/** RSS of the API, the worker and the floor worker after `cfg.idleS` seconds without calls. */
-async function restedRss() {
+/**
+ * RSS of the API, the worker and the floor worker after `cfg.idleS` seconds without calls.
+ * @param {Stack} stack
+ * @param {{ pid: number | undefined }} floor
+ */
+async function restedRss(stack, floor) {
   await new Promise((r) => setTimeout(r, cfg.idleS * 1000));
-  return { api: rssMiB(ctx.stack.api.pid), worker: rssMiB(ctx.stack.worker.pid), floorWorker: rssMiB(ctx.floor.pid) };
+  return { api: rssMiB(stack.api.pid), worker: rssMiB(stack.worker.pid), floorWorker: rssMiB(floor.pid) };
+}
+/** @typedef {Awaited<ReturnType<typeof restedRss>>} RestedRss */
+
+/**
+ * `ctx` for a row: onStack runs rows only on a stack that started.
+ * @param {RunContext} ctx
+ * @returns {RowContext}
+ */
+function onItsStack(ctx) {
+  const { stack } = ctx;
+  if (!stack) throw new Error('a row needs a Toolgate stack, and none is running');
+  return { ...ctx, stack };
 }
 
-/** Starts a stack, runs rows on it, then `finish` (if the stack stands), stops it; a failed setup is noted on the rows. */
-async function onStack(label, start, allRows, finish) {
+/**
+ * Starts a stack, runs rows on it, then `finish` (if the stack stands), stops it; a failed setup is noted on the rows.
+ * @param {RunContext} ctx
+ * @param {string} label
+ * @param {() => Promise<unknown>} start
+ * @param {[id: string, title: string, row: Row, options?: { runs?: number }][]} allRows
+ * @param {(stack: Stack) => Promise<void>} [finish]
+ */
+async function onStack(ctx, label, start, allRows, finish) {
   const rows = allRows.filter(([id]) => selected(id));
   if (rows.length === 0) return;
   log(`starting Toolgate (${label})`);
@@ -213,8 +316,8 @@ async function onStack(label, start, allRows, finish) {
     await start();
   } catch (error) {
     for (const [id, title] of rows)
-      (results[id] = { title, runs: [], notes: [] }).notes.push(`setup failed: ${error.message.split('\n')[0]}`);
-    log(error.stack);
+      results[id] = { title, runs: [], notes: [`setup failed: ${messageOf(error).split('\n')[0]}`] };
+    log(stackOf(error));
     await ctx.stack?.stop();
     ctx.stack = undefined;
     return;
@@ -224,16 +327,16 @@ async function onStack(label, start, allRows, finish) {
       log(`restarting the ${label} stack after a failed row`);
       await start();
     }
-    const ok = await runRow(id, title, (run, signal) => fn(ctx, run, signal), {
+    const ok = await runRow(id, title, (run, signal) => fn(onItsStack(ctx), run, signal), {
       ...options,
-      restart: () => restartStack(start),
+      restart: () => restartStack(ctx, start),
     });
     if (!ok) {
-      await ctx.stack.stop();
+      await ctx.stack?.stop();
       ctx.stack = undefined;
     }
   }
-  if (ctx.stack && finish) await finish();
+  if (ctx.stack && finish) await finish(ctx.stack);
   await ctx.stack?.stop();
   ctx.stack = undefined;
 }
@@ -244,31 +347,32 @@ async function main() {
   }
   const started = Date.now();
   log(`config: ${JSON.stringify(cfg)}`);
-  ctx.redis = await startRedis();
-  ctx.handler = await startHandler();
-  ctx.handlerClient = new Client(ctx.handler.url, { keepAliveTimeout: 30_000 });
-  ctx.everything = await startEverything();
-  ctx.floor = await startFloorWorker(ctx.redis.url, ctx.handler.url);
-  log(`redis ${ctx.redis.url}, handler ${ctx.handler.url}, server-everything ${ctx.everything.url}`);
+  const redis = await startRedis();
+  const handler = await startHandler();
+  const handlerClient = new Client(handler.url, { keepAliveTimeout: 30_000 });
+  const everything = await startEverything();
+  const floor = await startFloorWorker(redis.url, handler.url);
+  /** @type {RunContext} */
+  const ctx = (running = { cfg, redis, handler, handlerClient, everything, floor });
+  log(`redis ${redis.url}, handler ${handler.url}, server-everything ${everything.url}`);
 
   const queuedTitle = `queued throughput, background, ${cfg.queuedN.toLocaleString('en-US')} calls`;
   // Main stack, Toolgate's defaults (RETRY_TIME_SCALE=1): rows 1, 2, 5, 6, 3 and 7 (memory, idle first).
   await onStack(
+    ctx,
     'main stack, defaults',
     async () => {
-      await startMain();
+      const stack = await startMain(ctx);
       if (memory.api_idle === undefined) {
         await new Promise((r) => setTimeout(r, 2_000));
-        memory.api_idle = rssMiB(ctx.stack.api.pid);
-        memory.worker_idle = rssMiB(ctx.stack.worker.pid);
-        memory.floor_worker_idle = rssMiB(ctx.floor.pid);
+        memory.api_idle = rssMiB(stack.api.pid);
+        memory.worker_idle = rssMiB(stack.worker.pid);
+        memory.floor_worker_idle = rssMiB(floor.pid);
         log(`RSS just after setup: API ${fmt(memory.api_idle)} MiB, worker ${fmt(memory.worker_idle)} MiB`);
-        await measureRoundTrips();
+        await measureRoundTrips(redis.url, stack);
         if (cfg.idleS > 0 && selected('3')) {
-          memory.rested = await restedRss();
-          log(
-            `RSS after ${cfg.idleS} s idle: API ${fmt(memory.rested.api)} MiB, worker ${fmt(memory.rested.worker)} MiB`,
-          );
+          const rested = (memory.rested = await restedRss(stack, floor));
+          log(`RSS after ${cfg.idleS} s idle: API ${fmt(rested.api)} MiB, worker ${fmt(rested.worker)} MiB`);
         }
       }
     },
@@ -279,35 +383,43 @@ async function main() {
       ['6', 'agent tools/list, 100 tools', toolsList],
       ['3', queuedTitle, (c, run, signal) => queuedThroughput(c, run, signal, { workFloor: true })],
     ],
-    async () => {
-      if (cfg.idleS > 0 && selected('3') && results['3']?.runs.length) memory.restedAfterLoad = await restedRss();
+    async (stack) => {
+      if (cfg.idleS > 0 && selected('3') && results['3']?.runs.length)
+        memory.restedAfterLoad = await restedRss(stack, floor);
     },
   );
   // Its own stack, so that row 7's "after row 3" reads the load of row 3 alone. No first attempts in the API: this
   // row is the worker meeting a backlog, and the API would deliver calls accepted while the queue is paused.
-  await onStack('backlog, API_DELIVERY_CONCURRENCY=0', () => startMain({ API_DELIVERY_CONCURRENCY: '0' }, 'backlog'), [
+  await onStack(
+    ctx,
+    'backlog, API_DELIVERY_CONCURRENCY=0',
+    () => startMain(ctx, { API_DELIVERY_CONCURRENCY: '0' }, 'backlog'),
     [
-      '3c',
-      `queued backlog: ${cfg.queuedN.toLocaleString('en-US')} background calls accepted while delivery is paused`,
-      queuedBacklog,
+      [
+        '3c',
+        `queued backlog: ${cfg.queuedN.toLocaleString('en-US')} background calls accepted while delivery is paused`,
+        queuedBacklog,
+      ],
     ],
-  ]);
+  );
   if (cfg.variantRuns > 0) {
-    await onStack('APP_DELIVERY_CONCURRENCY=50', () => startMain(NO_CAP, 'nocap'), [
+    await onStack(ctx, 'APP_DELIVERY_CONCURRENCY=50', () => startMain(ctx, NO_CAP, 'nocap'), [
       ['3b', `${queuedTitle}, APP_DELIVERY_CONCURRENCY=50`, queuedThroughput, { runs: cfg.variantRuns }],
     ]);
   }
   await onStack(
+    ctx,
     'fairness stack, defaults',
     async () => {
-      ctx.stack = await startToolgate({ redisUrl: ctx.redis.url, scale: 1, label: 'fair' });
-      ctx.fx = await fairnessFixtures(ctx);
+      const stack = (ctx.stack = await startToolgate({ redisUrl: redis.url, scale: 1, label: 'fair' }));
+      ctx.fairFx = await fairnessFixtures({ stack, handler });
     },
     [['8', 'fairness: app B while app A hangs', fairness]],
   );
   await onStack(
+    ctx,
     'schedule stack, RETRY_TIME_SCALE=0.01',
-    async () => (ctx.stack = await startToolgate({ redisUrl: ctx.redis.url, scale: 0.01, label: 'sched' })),
+    async () => (ctx.stack = await startToolgate({ redisUrl: redis.url, scale: 0.01, label: 'sched' })),
     [
       ['4', 'schedule accuracy, a burst of wait calls to /fail-twice (beyond capacity)', scheduleAccuracy],
       [
@@ -319,10 +431,11 @@ async function main() {
   );
   if (cfg.variantRuns > 0) {
     await onStack(
+      ctx,
       'schedule stack, RETRY_TIME_SCALE=0.01, APP_DELIVERY_CONCURRENCY=50',
       async () =>
         (ctx.stack = await startToolgate({
-          redisUrl: ctx.redis.url,
+          redisUrl: redis.url,
           scale: 0.01,
           label: 'schednocap',
           extraEnv: NO_CAP,
@@ -331,7 +444,7 @@ async function main() {
     );
   }
 
-  await ctx.handlerClient.close();
+  await handlerClient.close();
   const report = buildReport((Date.now() - started) / 1000);
   console.log(report.table);
   console.log(report.cpuTable);
@@ -342,9 +455,33 @@ async function main() {
 // ---------------------------------------------------------------------------------------------
 // The report
 
+/**
+ * Row `id`'s figure `key`, one per run that has it.
+ * @param {string} id
+ * @param {string} key
+ */
 const values = (id, key) => (results[id]?.runs ?? []).map((r) => r[key]).filter((v) => typeof v === 'number');
-const med = (id, key) => median(values(id, key));
+const med = (/** @type {string} */ id, /** @type {string} */ key) => median(values(id, key));
 
+/**
+ * How a line of the table is made: the figures of its cells, or their text, and its goal.
+ * @typedef {object} LineOptions
+ * @property {string} [floor] the floor's figure
+ * @property {string} [tg] Toolgate's figure
+ * @property {string} [vs] the figure comparing the two
+ * @property {'ms' | '×' | ''} [vsUnit]
+ * @property {string} [unit]
+ * @property {string} [goal]
+ * @property {() => boolean | null} [met] whether the goal is met (null: not measured)
+ * @property {string} [floorText] the floor's cell, as text
+ * @property {string} [tgText] Toolgate's cell, as text
+ */
+
+/**
+ * @param {string} id
+ * @param {string} metric
+ * @param {LineOptions} options
+ */
 function line(id, metric, { floor, tg, vs, vsUnit = '', unit = 'ms', goal = '', met, floorText, tgText }) {
   const floorCell = floorText ?? (floor ? fmtSpread(values(id, floor), unit) : '–');
   const tgCell = tgText ?? (tg ? fmtSpread(values(id, tg), unit) : '–');
@@ -365,11 +502,29 @@ function line(id, metric, { floor, tg, vs, vsUnit = '', unit = 'ms', goal = '', 
   return { id, title: results[id]?.title ?? '', metric, floor: floorCell, tg: tgCell, vs: vsCell, goal, met: metCell };
 }
 
-const known = (v) => Number.isFinite(v);
+/** @typedef {ReturnType<typeof line>} Line */
+
+const known = (/** @type {unknown} */ v) => typeof v === 'number' && Number.isFinite(v);
+/**
+ * @param {number} value
+ * @param {(value: number) => boolean} test
+ */
 const check = (value, test) => (known(value) ? test(value) : null);
+
+/**
+ * The CPU measurement `key` of a run's figures, if it has one.
+ * @param {Metrics} metrics
+ * @param {string} key
+ * @returns {CpuPerCall | undefined}
+ */
+function cpuIn(metrics, key) {
+  const value = metrics[key];
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
+}
 
 /** The processes the issue's CPU goals count: Toolgate's two, Postgres and Redis (not the handler or the client). */
 const STACK_PARTS = ['api', 'worker', 'postgres', 'redis'];
+/** @param {CpuPerCall | undefined} cpu */
 const stackCpu = (cpu) => (cpu ? STACK_PARTS.reduce((sum, p) => sum + (known(cpu[p]) ? cpu[p] : 0), 0) : undefined);
 
 /**
@@ -378,16 +533,26 @@ const stackCpu = (cpu) => (cpu ? STACK_PARTS.reduce((sum, p) => sum + (known(cpu
  */
 function deriveStackCpu() {
   for (const r of [...(results['2']?.runs ?? []), ...(results['3']?.runs ?? [])]) {
-    r.tg_stack_cpu = stackCpu(r.cpu_tg);
-    r.work_stack_cpu = stackCpu(r.cpu_work_floor);
-    if (known(r.tg_stack_cpu) && known(r.work_stack_cpu)) r.stack_cpu_ratio = r.tg_stack_cpu / r.work_stack_cpu;
+    const tg = (r.tg_stack_cpu = stackCpu(cpuIn(r, 'cpu_tg')));
+    const work = (r.work_stack_cpu = stackCpu(cpuIn(r, 'cpu_work_floor')));
+    if (tg !== undefined && work !== undefined && known(tg) && known(work)) r.stack_cpu_ratio = tg / work;
   }
 }
 
-/** The median over row `id`'s runs of one part (`api`, `postgres`...) of a CPU measurement `key`. */
-const medPart = (id, key, part) => median((results[id]?.runs ?? []).map((r) => r[key]?.[part]).filter(known));
+/**
+ * The median over row `id`'s runs of one part (`api`, `postgres`...) of a CPU measurement `key`.
+ * @param {string} id
+ * @param {string} key
+ * @param {string} part
+ */
+const medPart = (id, key, part) =>
+  median((results[id]?.runs ?? []).map((r) => cpuIn(r, key)?.[part]).filter((v) => v !== undefined));
 
-/** Row `id`'s CPU goal: CPU per call over Toolgate's processes, Postgres and Redis, against the floor of its work. */
+/**
+ * Row `id`'s CPU goal: CPU per call over Toolgate's processes, Postgres and Redis, against the floor of its work.
+ * @param {string} id
+ * @param {number} goalMs
+ */
 function stackCpuLine(id, goalMs) {
   return line(id, 'CPU per call, API + worker + Postgres + Redis (floor: the floor of its work, no framework)', {
     floor: 'work_stack_cpu',
@@ -401,6 +566,7 @@ function stackCpuLine(id, goalMs) {
 
 function tableLines() {
   deriveStackCpu();
+  /** @type {Line[]} */
   const L = [];
   L.push(
     line('1', 'p50', {
@@ -551,14 +717,16 @@ function tableLines() {
     }),
   );
   L.push(line('6', 'MCP tools/list p99', { floor: 'floor_mcp_p99', tg: 'tg_mcp_p99' }));
-  const mem = (v) => (known(v) ? `${fmt(v)} MiB` : '–');
+  const mem = (/** @type {number | null | undefined} */ v) => (known(v) ? `${fmt(v)} MiB` : '–');
   if (results['3']) results['7'] = { title: 'memory (RSS)', runs: results['3'].runs, notes: [] };
-  const idleGoal = (v) => ({ goal: '≤ 150 MiB', met: () => check(v, (x) => x <= 150) });
-  const rested = memory.rested ?? {};
-  const restedAfterLoad = memory.restedAfterLoad ?? {};
+  const idleGoal = (/** @type {number | null} */ v) => ({
+    goal: '≤ 150 MiB',
+    met: () => (v === null ? null : check(v, (x) => x <= 150)),
+  });
+  const { rested, restedAfterLoad } = memory;
   const idleS = cfg.idleS;
   L.push(line('7', 'API just after setup (2 s)', { tgText: mem(memory.api_idle) }));
-  if (memory.rested) {
+  if (rested) {
     L.push(
       line('7', `API idle (${idleS} s without calls after setup)`, {
         tgText: mem(rested.api),
@@ -568,7 +736,7 @@ function tableLines() {
   }
   L.push(line('7', 'API max during row 3', { tg: 'rss_api_max', unit: 'MiB' }));
   L.push(line('7', 'API at end of row 3', { tg: 'rss_api_end', unit: 'MiB' }));
-  if (memory.restedAfterLoad) {
+  if (restedAfterLoad) {
     L.push(line('7', `API idle again (${idleS} s after row 3)`, { tgText: mem(restedAfterLoad.api) }));
   }
   L.push(
@@ -577,7 +745,7 @@ function tableLines() {
       tgText: mem(memory.worker_idle),
     }),
   );
-  if (memory.rested) {
+  if (rested) {
     L.push(
       line('7', `worker idle (${idleS} s without calls after setup; floor: floor worker)`, {
         floorText: mem(rested.floorWorker),
@@ -594,7 +762,7 @@ function tableLines() {
     }),
   );
   L.push(line('7', 'worker at end of row 3', { tg: 'rss_worker_end', unit: 'MiB' }));
-  if (memory.restedAfterLoad) {
+  if (restedAfterLoad) {
     L.push(
       line('7', `worker idle again (${idleS} s after row 3; floor: floor worker)`, {
         floorText: mem(restedAfterLoad.floorWorker),
@@ -621,22 +789,53 @@ function tableLines() {
     }),
   );
   const order = ['1', '2', '3', '3b', '3c', '4', '4b', '4c', '5', '6', '7', '8'];
-  return L.filter((l) => results[l.id])
-    .map((l, i) => [l, i])
-    .sort(([a, i], [b, j]) => order.indexOf(a.id) - order.indexOf(b.id) || i - j)
-    .map(([l]) => l);
+  // Array#sort is stable: the lines of a row keep their order.
+  return L.filter((l) => results[l.id]).sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
 }
 
-const CPU_PARTS = ['api', 'worker', 'postgres', 'redis', 'handler', 'floor_worker', 'bench_client'];
+/** The processes whose CPU per call the CPU table shows, and sums up as "all". */
+const CPU_PARTS = /** @type {const} */ ([
+  'api',
+  'worker',
+  'postgres',
+  'redis',
+  'handler',
+  'floor_worker',
+  'bench_client',
+]);
+
+/**
+ * A line of the CPU table: the median over a row's runs of each process's CPU per unit of work, their sum, and the
+ * machine's busy share.
+ * @typedef {{ id: string, label: string, per: string, total: number, machine_busy_pct: number }
+ *   & Record<typeof CPU_PARTS[number], number>} CpuRow
+ */
 
 function cpuRows() {
+  /** @type {CpuRow[]} */
   const rows = [];
+  /**
+   * @param {string} id
+   * @param {string} label
+   * @param {string} key
+   * @param {string} per
+   */
   const add = (id, label, key, per) => {
-    const runs = (results[id]?.runs ?? []).map((r) => r[key]).filter(Boolean);
+    const runs = (results[id]?.runs ?? []).map((r) => cpuIn(r, key)).filter((cpu) => cpu !== undefined);
     if (!runs.length) return;
-    const m = Object.fromEntries([...CPU_PARTS, 'machine_busy_pct'].map((p) => [p, median(runs.map((r) => r[p]))]));
-    m.total = CPU_PARTS.reduce((sum, p) => sum + (known(m[p]) ? m[p] : 0), 0);
-    rows.push({ id, label, per, ...m });
+    const part = (/** @type {string} */ p) => median(runs.map((r) => r[p]));
+    /** @type {Record<typeof CPU_PARTS[number], number>} */
+    const parts = {
+      api: part('api'),
+      worker: part('worker'),
+      postgres: part('postgres'),
+      redis: part('redis'),
+      handler: part('handler'),
+      floor_worker: part('floor_worker'),
+      bench_client: part('bench_client'),
+    };
+    const total = CPU_PARTS.reduce((sum, p) => sum + (known(parts[p]) ? parts[p] : 0), 0);
+    rows.push({ id, label, per, ...parts, total, machine_busy_pct: part('machine_busy_pct') });
   };
   add('1', 'instant latency: floor', 'cpu_floor', 'request');
   add('1', 'instant latency: Toolgate', 'cpu_tg', 'call');
@@ -654,8 +853,12 @@ function cpuRows() {
   return rows;
 }
 
+/**
+ * @param {string[]} headers
+ * @param {unknown[][]} rows
+ */
 function markdownTable(headers, rows) {
-  const esc = (s) => String(s).replace(/\|/g, '\\|');
+  const esc = (/** @type {unknown} */ s) => String(s).replace(/\|/g, '\\|');
   return [
     `| ${headers.join(' | ')} |`,
     `| ${headers.map(() => '---').join(' | ')} |`,
@@ -665,7 +868,11 @@ function markdownTable(headers, rows) {
 
 const QUEUED_WORK_FLOOR = 'bench/queued-floor-accept.mjs and queued-floor-deliver.mjs';
 
-/** Row 3 against the floor of a queued call's own work (bench/queued-floor-*.mjs), when measured. */
+/**
+ * Row 3 against the floor of a queued call's own work (bench/queued-floor-*.mjs), when measured.
+ * @param {CpuRow} c
+ * @param {number} goal
+ */
 function queuedWorkFloorLine(c, goal) {
   const rate = med('3', 'work_floor_rate');
   const w = cpuRows().find((row) => row.label.startsWith('queued: floor of its work'));
@@ -686,7 +893,10 @@ function queuedWorkFloorLine(c, goal) {
   );
 }
 
-/** Row 2's API against the floor of an instant call's own work (bench/instant-floor-server.mjs), when measured. */
+/**
+ * Row 2's API against the floor of an instant call's own work (bench/instant-floor-server.mjs), when measured.
+ * @param {CpuRow} c
+ */
 function workFloorLine(c) {
   const rate = med('2', 'work_floor_rate');
   const server = medPart('2', 'cpu_work_floor', 'api');
@@ -714,7 +924,7 @@ function mcpWorkFloorLine() {
 }
 
 /** Row 1 against the floor of an instant call's own work, one call at a time, when measured. */
-function workFloorLatencyLine(r1) {
+function workFloorLatencyLine() {
   const work = med('1', 'work_p50');
   const workAdded = med('1', 'work_added_p50');
   if (!known(work) || !known(workAdded)) return '';
@@ -727,6 +937,10 @@ function workFloorLatencyLine(r1) {
   );
 }
 
+/**
+ * @param {Line[]} lines
+ * @param {CpuRow[]} cpu
+ */
 function obstacles(lines, cpu) {
   const out = [];
   const r1 = {
@@ -735,35 +949,38 @@ function obstacles(lines, cpu) {
     added: med('1', 'added_p50'),
     added99: med('1', 'added_p99'),
   };
-  const cpuOf = (label) => cpu.find((c) => c.label === label);
+  const cpuOf = (/** @type {string} */ label) => cpu.find((c) => c.label === label);
   const c1 = cpuOf('instant latency: Toolgate');
   if (known(r1.added)) {
     out.push(
-      `- **Instant calls, one client**: Toolgate adds ${fmt(r1.added)} ms at p50 and ${fmt(r1.added99)} ms at p99 over a bare POST to the same handler (${fmt(r1.floor)} ms). ` +
+      `- **Instant calls, one client**: Toolgate adds ${fmt(r1.added)} ms at p50 and ${fmt(r1.added99)} ms ` +
+        `at p99 over a bare POST to the same handler (${fmt(r1.floor)} ms). ` +
         (c1
-          ? `One call costs ${fmt(c1.api)} ms of API CPU and ${fmt(c1.postgres)} ms of Postgres CPU (${fmt(c1.total)} ms in all processes), so most of the added time is CPU work in the API and the database round trips it waits on, not the network. `
+          ? `One call costs ${fmt(c1.api)} ms of API CPU and ${fmt(c1.postgres)} ms of Postgres CPU ` +
+            `(${fmt(c1.total)} ms in all processes), so most of the added time is CPU work in the API and the ` +
+            `database round trips it waits on, not the network. `
           : '') +
         (known(reference.pg_p50)
-          ? `bench/sql-per-call.mjs counts the Postgres statements a call makes; one SELECT 1 round trip from a client takes ${fmt(reference.pg_p50)} ms here, a Redis PING ${fmt(reference.redis_p50)} ms. `
+          ? `One SELECT 1 round trip from a client takes ${fmt(reference.pg_p50)} ms here, a Redis PING ${fmt(reference.redis_p50)} ms. `
           : '') +
         (r1.added <= 1
           ? 'The p50 goal (≤ 1 ms) is met.'
           : `The p50 goal (≤ 1 ms) is missed by ${fmt(r1.added - 1)} ms.`) +
-        workFloorLatencyLine(r1),
+        workFloorLatencyLine(),
     );
   }
-  for (const [id, label, goal] of [
-    ['2', 'instant throughput: Toolgate', 3000],
-    ['3', 'queued: Toolgate', 2000],
-    ['3b', 'queued, cap 50: Toolgate', 2000],
-  ]) {
+  for (const [id, label, goal, name] of /** @type {const} */ ([
+    ['2', 'instant throughput: Toolgate', 3000, 'Instant throughput (50 clients)'],
+    ['3', 'queued: Toolgate', 2000, 'Queued throughput (defaults)'],
+    ['3b', 'queued, cap 50: Toolgate', 2000, 'Queued throughput with APP_DELIVERY_CONCURRENCY=50'],
+  ])) {
     const rate = med(id, 'tg_rate');
     const c = cpuOf(label);
     if (!known(rate) || !c) continue;
     const parts = CPU_PARTS.filter((p) => known(c[p]) && c[p] > 0).sort((a, b) => c[b] - c[a]);
     const bound = (os.cpus().length * 1000) / c.total;
     // A Node process runs its JavaScript on one thread: one near a whole core is the limit before the machine is.
-    const oneCore = ['api', 'worker']
+    const oneCore = /** @type {const} */ (['api', 'worker'])
       .filter((p) => known(c[p]) && (c[p] * rate) / 1000 >= 0.85)
       .map(
         (p) =>
@@ -773,8 +990,10 @@ function obstacles(lines, cpu) {
       )
       .join('');
     out.push(
-      `- **${{ 2: 'Instant throughput (50 clients)', 3: 'Queued throughput (defaults)', '3b': 'Queued throughput with APP_DELIVERY_CONCURRENCY=50' }[id]}**: ${fmt(rate)} calls/s (${fmt(med(id, 'ratio'))}× the floor's ${fmt(med(id, 'floor_rate'))}/s; goal ${goal.toLocaleString('en-US')}/s). ` +
-        `The machine was ${fmt(c.machine_busy_pct)} % busy; each call cost ${fmt(c.total)} ms of CPU in all: ${parts.map((p) => `${p.replace('_', ' ')} ${fmt(c[p])}`).join(', ')} (ms). ` +
+      `- **${name}**: ${fmt(rate)} calls/s (${fmt(med(id, 'ratio'))}× the floor's ${fmt(med(id, 'floor_rate'))}/s; goal ` +
+        `${goal.toLocaleString('en-US')}/s). ` +
+        `The machine was ${fmt(c.machine_busy_pct)} % busy; each call cost ${fmt(c.total)} ms of CPU in all: ` +
+        `${parts.map((p) => `${p.replace('_', ' ')} ${fmt(c[p])}`).join(', ')} (ms). ` +
         oneCore +
         (id === '2' ? workFloorLine(c) : '') +
         (id === '3' ? queuedWorkFloorLine(c, goal) : '') +
@@ -782,15 +1001,19 @@ function obstacles(lines, cpu) {
         `${fmt(bound)} calls/s, so ` +
         (rate >= goal
           ? 'the goal is met.'
-          : `the goal needs the CPU per call cut by about ${fmt((1 - rate / goal) * 100)} % (the largest share: ${parts[0]?.replace('_', ' ')}), or more cores.`),
+          : `the goal needs the CPU per call cut by about ${fmt((1 - rate / goal) * 100)} % (the largest share: ` +
+            `${parts[0]?.replace('_', ' ')}), or more cores.`),
     );
   }
   const capped = med('3', 'tg_rate');
   const uncapped = med('3b', 'tg_rate');
   if (known(capped) && known(uncapped)) {
     out.push(
-      `- **The per-app cap on one busy app**: all of row 3's calls belong to one app, so at most APP_DELIVERY_CONCURRENCY (default 25) of them are delivered at once per worker; ` +
-        `a job over the cap waits outside the worker for about as long as its place in the app's line takes to clear, then asks again. With the cap lifted to 50 (row 3b) the same load runs at ${fmt(uncapped)} calls/s instead of ${fmt(capped)} (${fmt(uncapped / capped)}×).`,
+      `- **The per-app cap on one busy app**: all of row 3's calls belong to one app, so at most ` +
+        `APP_DELIVERY_CONCURRENCY (default 25) of them are delivered at once per worker; ` +
+        `a job over the cap waits outside the worker for about as long as its place in the app's line takes ` +
+        `to clear, then asks again. With the cap lifted to 50 (row 3b) the same load runs at ` +
+        `${fmt(uncapped)} calls/s instead of ${fmt(capped)} (${fmt(uncapped / capped)}×).`,
     );
   }
   // How busy row 4c's load kept the worker and the machine: "spare capacity" is a premise to check, not a given.
@@ -799,7 +1022,8 @@ function obstacles(lines, cpu) {
     const workerCore = med('4c', 'tg_worker_core_pct');
     if (!paced || !known(workerCore)) return '';
     return (
-      ` Each attempt cost ${fmt(paced.total)} ms of CPU in all (worker ${fmt(paced.worker)}, Postgres ${fmt(paced.postgres)}, API ${fmt(paced.api)}):` +
+      ` Each attempt cost ${fmt(paced.total)} ms of CPU in all (worker ${fmt(paced.worker)}, Postgres ` +
+      `${fmt(paced.postgres)}, API ${fmt(paced.api)}):` +
       ` the worker used about ${fmt(workerCore)} % of a core and the machine was ${fmt(paced.machine_busy_pct)} % busy` +
       (paced.machine_busy_pct > 70 ? ', so on this machine the paced rate left little to spare.' : '.')
     );
@@ -809,6 +1033,7 @@ function obstacles(lines, cpu) {
   const latePaced = Math.max(med('4c', 'tg_a2_p99'), med('4c', 'tg_a3_p99'));
   if (known(late) || known(latePaced)) {
     const floorLate = Math.max(med('4', 'floor_a2_p99'), med('4', 'floor_a3_p99'));
+    /** @type {string[]} */
     const parts = [];
     if (known(latePaced))
       parts.push(
@@ -831,22 +1056,31 @@ function obstacles(lines, cpu) {
   if (known(mcp)) {
     const toolgate = cpuOf('MCP echo: Toolgate');
     out.push(
-      `- **MCP proxy**: a tools/call through Toolgate takes ${fmt(med('5', 'tg_p50'))} ms at p50, ${fmt(mcp)}× the direct call (${fmt(med('5', 'floor_p50'))} ms); ` +
+      `- **MCP proxy**: a tools/call through Toolgate takes ${fmt(med('5', 'tg_p50'))} ms at p50, ` +
+        `${fmt(mcp)}× the direct call (${fmt(med('5', 'floor_p50'))} ms); ` +
         (mcp <= 1.5
           ? 'within the 1.5× goal.'
-          : `over the 1.5× goal${toolgate ? `: the API spends ${fmt(toolgate.api)} ms of CPU and Postgres ${fmt(toolgate.postgres)} ms per call` : ''} (the agent endpoint answers through the MCP SDK's server, calls the app's MCP server over its own session with the SDK's client, and stores the call with its attempt in one statement before it answers).`) +
+          : `over the 1.5× ` +
+            `goal${toolgate ? `: the API spends ${fmt(toolgate.api)} ms of CPU and Postgres ${fmt(toolgate.postgres)} ms per call` : ''} ` +
+            `(the agent endpoint answers through the MCP SDK's server, calls the app's MCP server over its own ` +
+            `session with the SDK's client, and stores the call before it calls, and its attempt before it answers).`) +
         mcpWorkFloorLine(),
     );
   }
   const list = [med('6', 'tg_rest_p50'), med('6', 'tg_mcp_p50')];
   if (list.every(known)) {
     out.push(
-      `- **tools/list, 100 tools**: REST ${fmt(list[0])} ms, MCP ${fmt(list[1])} ms at p50 (goal ≤ 5 ms; ${med('6', 'rest_bytes') ? `${fmt(med('6', 'rest_bytes') / 1024)} KiB of JSON; ` : ''}the same bytes from plain node:http: ${fmt(med('6', 'floor_rest_p50'))} ms).`,
+      `- **tools/list, 100 tools**: REST ${fmt(list[0])} ms, MCP ${fmt(list[1])} ms at p50 (goal ≤ 5 ms; ` +
+        `${med('6', 'rest_bytes') ? `${fmt(med('6', 'rest_bytes') / 1024)} KiB of JSON; ` : ''}the same ` +
+        `bytes from plain node:http: ${fmt(med('6', 'floor_rest_p50'))} ms).`,
     );
   }
   if (known(med('3', 'rss_api_max'))) {
     out.push(
-      `- **Memory**: API ${fmt(memory.api_idle)} MiB just after setup → ${fmt(med('3', 'rss_api_max'))} MiB max under the queued load; worker ${fmt(memory.worker_idle)} → ${fmt(med('3', 'rss_worker_max'))} MiB (the bare BullMQ floor worker: ${fmt(med('3', 'rss_floor_worker_max'))} MiB).`,
+      `- **Memory**: API ${fmt(memory.api_idle)} MiB just after setup → ${fmt(med('3', 'rss_api_max'))} ` +
+        `MiB max under the queued load; worker ${fmt(memory.worker_idle)} → ` +
+        `${fmt(med('3', 'rss_worker_max'))} MiB (the bare BullMQ floor worker: ` +
+        `${fmt(med('3', 'rss_floor_worker_max'))} MiB).`,
     );
     if (memory.rested) {
       const { rested, restedAfterLoad } = memory;
@@ -862,10 +1096,19 @@ function obstacles(lines, cpu) {
   const fair = med('8', 'ratio_p99');
   if (known(fair)) {
     out.push(
-      `- **Fairness**: app B's p99 from POST to succeeded is ${fmt(med('8', 'alone_p99'))} ms alone and ${fmt(med('8', 'loaded_p99'))} ms while app A has ${cfg.fairA} calls hanging (${fmt(fair)}×). ` +
+      `- **Fairness**: app B's p99 from POST to succeeded is ${fmt(med('8', 'alone_p99'))} ms alone and ` +
+        `${fmt(med('8', 'loaded_p99'))} ms while app A has ${cfg.fairA} calls hanging (${fmt(fair)}×). ` +
         (fair <= 2
-          ? `A slow app does not hold B back. B's own latency alone (p50 ${fmt(med('8', 'alone_p50'))} ms for a handler that answers at once) is that of a burst of ${cfg.fairB} calls of one app${cfg.fairB > 25 ? ' against the per-app cap (25 in flight by default; a job over it waits for a slot of its app)' : ''}.`
-          : `One app's hanging handler holds every other app's deliveries back: with WORKER_CONCURRENCY=50 and a 10 s attempt timeout, A's calls occupy every worker slot (${fmt(med('8', 'hanging'))} requests were hanging at the handler) and B's jobs wait behind them in the shared queue. A per-app cap on deliveries in flight (APP_DELIVERY_CONCURRENCY, in progress) is what this row checks.`),
+          ? `A slow app does not hold B back. B's own latency alone (p50 ${fmt(med('8', 'alone_p50'))} ms for a ` +
+            `handler that answers at once) is that of a burst of ${cfg.fairB} calls of one app` +
+            (cfg.fairB > 25
+              ? ' against the per-app cap (25 in flight by default; a job over it waits for a slot of its app)'
+              : '') +
+            '.'
+          : `One app's hanging handler holds every other app's deliveries back: with WORKER_CONCURRENCY=50 and a ` +
+            `10 s attempt timeout, A's calls occupy every worker slot (${fmt(med('8', 'hanging'))} requests were ` +
+            `hanging at the handler) and B's jobs wait behind them in the shared queue. A per-app cap on ` +
+            `deliveries in flight (APP_DELIVERY_CONCURRENCY, in progress) is what this row checks.`),
     );
   }
   for (const [id, row] of Object.entries(results)) {
@@ -885,7 +1128,7 @@ function machineInfo() {
       return os.cpus()[0]?.model;
     }
   })();
-  const sh = (cmd) => {
+  const sh = (/** @type {string} */ cmd) => {
     try {
       return execSync(cmd, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
     } catch {
@@ -904,6 +1147,7 @@ function machineInfo() {
   };
 }
 
+/** @param {number} seconds */
 function buildReport(seconds) {
   const lines = tableLines();
   const headers = ['#', 'row', 'metric', 'floor', 'Toolgate', 'Toolgate vs floor', 'goal', 'met'];
@@ -926,16 +1170,24 @@ function buildReport(seconds) {
     .filter(([, r]) => r.notes.length)
     .map(([id, r]) => `- Row ${id} (${r.title}): ${r.notes.join('; ')}`)
     .join('\n');
+  const setup = [
+    `- machine: \`nproc\` = ${info.nproc}, ${info.cpuModel}, ${fmt(info.memGiB)} GiB RAM; shared with other work while it ran`,
+    `- node ${info.node}, redis-server ${info.redis}, Postgres at 127.0.0.1:5432; Toolgate commit ${info.commit}`,
+    `- runs: ${cfg.runs}${cfg.quick ? ' (BENCH_QUICK=1: small N, not for conclusions)' : ''} ` +
+      `(rows 3b and 4b: ${cfg.variantRuns}); cells are the median of the runs with (min–max) across runs`,
+    `- round trips for reference (from the bench process, idle stack): Postgres \`SELECT 1\` p50 ` +
+      `${fmt(reference.pg_p50, 'ms')}, Redis PING p50 ${fmt(reference.redis_p50, 'ms')}`,
+    '- Toolgate runs with its defaults (APP_DELIVERY_CONCURRENCY=25, WORKER_CONCURRENCY=50) except rows 3b and 4b, ' +
+      'which lift APP_DELIVERY_CONCURRENCY to 50',
+    `- N: latency ${cfg.latencyN} (+${Math.max(cfg.warmup, LATENCY_WARMUP)} warm-up a side), ` +
+      `throughput ${cfg.throughputN}, queued ${cfg.queuedN}, schedule ${cfg.scheduleN}, MCP ${cfg.mcpN}, ` +
+      `list ${cfg.listN}, fairness B ${cfg.fairB} / A ${cfg.fairA}; 50 clients where in flight`,
+  ].join('\n');
   const markdown = `# Toolgate benchmark results
 
 Written by \`node bench/run.mjs\` on ${new Date().toISOString()} (${fmt(seconds / 60)} min). What each row measures: [README.md](README.md).
 
-- machine: \`nproc\` = ${info.nproc}, ${info.cpuModel}, ${fmt(info.memGiB)} GiB RAM; shared with other work while it ran
-- node ${info.node}, redis-server ${info.redis}, Postgres at 127.0.0.1:5432; Toolgate commit ${info.commit}
-- runs: ${cfg.runs}${cfg.quick ? ' (BENCH_QUICK=1: small N, not for conclusions)' : ''} (rows 3b and 4b: ${cfg.variantRuns}); cells are the median of the runs with (min–max) across runs
-- round trips for reference (from the bench process, idle stack): Postgres \`SELECT 1\` p50 ${fmt(reference.pg_p50, 'ms')}, Redis PING p50 ${fmt(reference.redis_p50, 'ms')}
-- Toolgate runs with its defaults (APP_DELIVERY_CONCURRENCY=25, WORKER_CONCURRENCY=50) except rows 3b and 4b, which lift APP_DELIVERY_CONCURRENCY to 50
-- N: latency ${cfg.latencyN} (+${Math.max(cfg.warmup, LATENCY_WARMUP)} warm-up a side), throughput ${cfg.throughputN}, queued ${cfg.queuedN}, schedule ${cfg.scheduleN}, MCP ${cfg.mcpN}, list ${cfg.listN}, fairness B ${cfg.fairB} / A ${cfg.fairA}; 50 clients where in flight
+${setup}
 
 ${table}
 
@@ -960,19 +1212,12 @@ main()
     await cleanupAndExit(1);
   });
 
-/**
- * The sections other scripts write, kept when this run rewrites RESULTS.md: bench/storage.mjs's (2 million stored
- * calls), bench/profile-summary.mjs --results's (where the CPU goes) and bench/perf-profile.mjs --results's.
- */
+/** The section bench/storage.mjs writes (2 million stored calls), kept when this run rewrites RESULTS.md. */
 function keptSections() {
   const path = join(ROOT, 'bench/RESULTS.md');
   const previous = existsSync(path) ? readFileSync(path, 'utf8') : '';
-  return ['## 2 million stored calls', '## Where the CPU goes\n', '## Where the CPU goes: real CPU samples (perf)']
-    .map((title) => {
-      const start = previous.indexOf(title);
-      if (start === -1) return '';
-      const end = previous.indexOf('\n## ', start + 1);
-      return `\n${previous.slice(start, end === -1 ? undefined : end + 1).trimEnd()}\n`;
-    })
-    .join('');
+  const start = previous.indexOf('## 2 million stored calls');
+  if (start === -1) return '';
+  const end = previous.indexOf('\n## ', start + 1);
+  return `\n${previous.slice(start, end === -1 ? undefined : end + 1).trimEnd()}\n`;
 }

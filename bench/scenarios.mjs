@@ -13,12 +13,73 @@ import { rssMiB, sampleRss } from './lib/procs.mjs';
 import { startInstantFloor, startMcpFloor, startQueuedFloor } from './lib/stack.mjs';
 import { percentile } from './lib/stats.mjs';
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/**
+ * @typedef {import('./lib/stack.mjs').Stack} Stack
+ * @typedef {import('./lib/cpu.mjs').CpuPerCall} CpuPerCall
+ * @typedef {import('./run.mjs').Cfg} Cfg
+ * @typedef {import('@modelcontextprotocol/client').Client} McpClient
+ */
+
+/**
+ * What a row runs against: the bench's settings, the processes run.mjs starts once, and the Toolgate stack of the row
+ * with its fixtures (`fx` on the main stack, `fairFx` on the fairness stack).
+ * @typedef {object} RowContext
+ * @property {Cfg} cfg
+ * @property {Awaited<ReturnType<typeof import('./lib/stack.mjs').startRedis>>} redis
+ * @property {Awaited<ReturnType<typeof import('./lib/stack.mjs').startHandler>>} handler
+ * @property {Client} handlerClient
+ * @property {Awaited<ReturnType<typeof import('./lib/stack.mjs').startEverything>>} everything
+ * @property {Awaited<ReturnType<typeof import('./lib/stack.mjs').startFloorWorker>>} floor
+ * @property {Stack} stack
+ * @property {Awaited<ReturnType<typeof mainFixtures>>} [fx]
+ * @property {Awaited<ReturnType<typeof fairnessFixtures>>} [fairFx]
+ */
+
+/**
+ * One run of a row: its figures (numbers, CPU per call, the retry offsets), its notes, and whether it left work in
+ * flight (then its stack is restarted before the next run).
+ * @typedef {{ metrics: Metrics, notes?: string[], dirty?: boolean }} RowRun
+ * @typedef {{ [name: string]: number | number[] | CpuPerCall | null | undefined }} Metrics
+ */
+
+/**
+ * What bench/handler.mjs's `GET /_stats` answers.
+ * @typedef {object} HandlerStats
+ * @property {Record<string, number>} counts requests per path
+ * @property {Record<string, number>} bytes bytes received per path
+ * @property {number} hanging requests held by /hang
+ * @property {Record<string, number[]>} [events] receive times per event id on the path asked about
+ */
+
+/** @typedef {{ [status in 'queued' | 'in_progress' | 'succeeded' | 'failed' | 'cancelled']?: number }} CallCounts */
+
+const sleep = (/** @type {number} */ ms) => new Promise((r) => setTimeout(r, ms));
 const now = () => performance.now();
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const TERMINAL = new Set(['succeeded', 'failed', 'cancelled']);
 
-/** The pids whose CPU time is attributed per call. */
+/**
+ * The main stack's fixtures: rows 1, 2, 5 and 6 run there.
+ * @param {RowContext} ctx
+ */
+function mainFx(ctx) {
+  if (!ctx.fx) throw new Error('this row runs on the main stack, with its fixtures');
+  return ctx.fx;
+}
+
+/**
+ * The fairness stack's fixtures: row 8 runs there.
+ * @param {RowContext} ctx
+ */
+function fairFx(ctx) {
+  if (!ctx.fairFx) throw new Error('this row runs on the fairness stack, with its fixtures');
+  return ctx.fairFx;
+}
+
+/**
+ * The pids whose CPU time is attributed per call.
+ * @param {RowContext} ctx
+ */
 function pidsOf(ctx) {
   return {
     api: ctx.stack?.api.pid,
@@ -30,7 +91,14 @@ function pidsOf(ctx) {
   };
 }
 
-/** `n` requests one after another on one keep-alive connection: latencies in ms and errors. */
+/**
+ * `n` requests one after another on one keep-alive connection: latencies in ms and errors.
+ * @param {import('undici').Dispatcher} dispatcher
+ * @param {import('undici').Dispatcher.RequestOptions} request
+ * @param {number} n
+ * @param {(status: number, text: string) => boolean} check
+ * @param {AbortSignal} signal
+ */
 async function sequential(dispatcher, request, n, check, signal) {
   const latencies = new Float64Array(n);
   let errors = 0;
@@ -45,7 +113,15 @@ async function sequential(dispatcher, request, n, check, signal) {
   return { latencies, errors };
 }
 
-/** `n` requests with `clients` in flight: calls/s, latency percentiles under load, errors. */
+/**
+ * `n` requests with `clients` in flight: calls/s, latency percentiles under load, errors.
+ * @param {import('undici').Dispatcher} dispatcher
+ * @param {import('undici').Dispatcher.RequestOptions} request
+ * @param {number} n
+ * @param {number} clients
+ * @param {(status: number, text: string) => boolean} check
+ * @param {AbortSignal} signal
+ */
 async function saturate(dispatcher, request, n, clients, check, signal) {
   const latencies = new Float64Array(n);
   let errors = 0;
@@ -76,10 +152,18 @@ async function saturate(dispatcher, request, n, clients, check, signal) {
   };
 }
 
+/** @typedef {(status: number, text: string) => boolean} AnswerCheck */
+/** @type {AnswerCheck} */
 const okFloor = (status) => status === 200;
+/** @type {AnswerCheck} */
 const okInstant = (status, text) => status === 200 && text.includes('"status":"succeeded"');
+/** @type {AnswerCheck} */
 const okAccepted = (status) => status === 202;
 
+/**
+ * @param {{ agentId: string, token: string }} agent
+ * @param {string} tool
+ */
 function toolCallRequest(agent, tool, dialog = 'bench') {
   return {
     method: 'POST',
@@ -96,6 +180,11 @@ const floorRequest = (path = '/ok') => ({
   body: WEBHOOK_BODY,
 });
 
+/**
+ * @param {RowContext} ctx
+ * @param {string} [path] the path whose receive times come with the counts
+ * @returns {Promise<HandlerStats>}
+ */
 async function handlerStats(ctx, path) {
   const response = await ctx.handlerClient.request({
     method: 'GET',
@@ -104,11 +193,19 @@ async function handlerStats(ctx, path) {
   return JSON.parse(await response.body.text());
 }
 
+/**
+ * @param {RowContext} ctx
+ */
 async function resetHandler(ctx) {
   const response = await ctx.handlerClient.request({ method: 'POST', path: '/_reset' });
   await response.body.dump();
 }
 
+/**
+ * @param {RowContext} ctx
+ * @param {string} appId
+ * @returns {Promise<CallCounts>}
+ */
 async function countCalls(ctx, appId) {
   const { rows } = await ctx.stack.db.query(
     `SELECT status, count(*)::int AS n FROM tool_calls WHERE app_id = $1 GROUP BY status`,
@@ -117,7 +214,12 @@ async function countCalls(ctx, appId) {
   return Object.fromEntries(rows.map((r) => [r.status, r.n]));
 }
 
-/** Polls until `predicate()` is true (every `everyMs`): true, or false once `deadline` (epoch ms) has passed. */
+/**
+ * Polls until `predicate()` is true (every `everyMs`): true, or false once `deadline` (epoch ms) has passed.
+ * @param {() => Promise<boolean> | boolean} predicate
+ * @param {number} everyMs
+ * @param {AbortSignal} signal
+ */
 async function until(predicate, everyMs, signal, deadline = Infinity) {
   for (;;) {
     signal.throwIfAborted();
@@ -127,7 +229,10 @@ async function until(predicate, everyMs, signal, deadline = Infinity) {
   }
 }
 
-/** How many queued calls' first attempts the API made itself so far (its toolgate_queued_call_first_attempts_total). */
+/**
+ * How many queued calls' first attempts the API made itself so far (its toolgate_queued_call_first_attempts_total).
+ * @param {Stack} stack
+ */
 async function firstAttemptsByApi(stack) {
   const text = await (await fetch(`${stack.baseUrl}/metrics`)).text();
   const line = text.split('\n').find((l) => l.startsWith('toolgate_queued_call_first_attempts_total{by="api"}'));
@@ -137,8 +242,15 @@ async function firstAttemptsByApi(stack) {
 /**
  * Waits until `expected` calls of the app have finished: the handler's count is cheap to poll, Postgres is polled
  * only for the last stretch. Returns {complete, counts, finished}; incomplete once `deadline` (epoch ms) passed.
+ * @param {RowContext} ctx
+ * @param {string} path
+ * @param {string} appId
+ * @param {number} expected
+ * @param {AbortSignal} signal
+ * @param {number} deadline
  */
 async function untilCallsFinished(ctx, path, appId, expected, signal, deadline) {
+  /** @type {CallCounts} */
   let counts = {};
   const finished = () => (counts.succeeded ?? 0) + (counts.failed ?? 0) + (counts.cancelled ?? 0);
   let complete = await until(
@@ -165,6 +277,9 @@ async function untilCallsFinished(ctx, path, appId, expected, signal, deadline) 
 // ---------------------------------------------------------------------------------------------
 // Fixtures of the main stack
 
+/**
+ * @param {Pick<RowContext, 'stack' | 'handler' | 'everything'>} ctx
+ */
 export async function mainFixtures(ctx) {
   const { stack, handler } = ctx;
   const instant = await constructorApp(stack, 'instant', [httpTool('ping', `${handler.url}/ok/instant`, 'instant')]);
@@ -188,8 +303,15 @@ export async function mainFixtures(ctx) {
 // ---------------------------------------------------------------------------------------------
 // 1. instant call latency, 1 client
 
+/**
+ * @param {RowContext} ctx
+ * @param {number} run
+ * @param {AbortSignal} signal
+ * @returns {Promise<RowRun>}
+ */
 export async function instantLatency(ctx, run, signal) {
-  const { cfg, fx } = ctx;
+  const { cfg } = ctx;
+  const fx = mainFx(ctx);
   const floorClient = new Client(ctx.handler.url, { keepAliveTimeout: 30_000 });
   const tgClient = new Client(ctx.stack.baseUrl, { keepAliveTimeout: 30_000 });
   let workFloor;
@@ -255,8 +377,15 @@ export const LATENCY_WARMUP = 2000;
 // ---------------------------------------------------------------------------------------------
 // 2. instant call throughput, 50 clients
 
+/**
+ * @param {RowContext} ctx
+ * @param {number} run
+ * @param {AbortSignal} signal
+ * @returns {Promise<RowRun>}
+ */
 export async function instantThroughput(ctx, run, signal) {
-  const { cfg, fx } = ctx;
+  const { cfg } = ctx;
+  const fx = mainFx(ctx);
   const floorPool = new Pool(ctx.handler.url, { connections: cfg.clients, keepAliveTimeout: 30_000 });
   const tgPool = new Pool(ctx.stack.baseUrl, { connections: cfg.clients, keepAliveTimeout: 30_000 });
   const warm = Math.min(500, Math.ceil(cfg.throughputN / 4));
@@ -310,6 +439,13 @@ export async function instantThroughput(ctx, run, signal) {
 // ---------------------------------------------------------------------------------------------
 // 3. queued throughput (background) and 7. memory during it
 
+/**
+ * @param {RowContext} ctx
+ * @param {number} run
+ * @param {AbortSignal} signal
+ * @param {{ workFloor?: boolean }} [options]
+ * @returns {Promise<RowRun>}
+ */
 export async function queuedThroughput(ctx, run, signal, { workFloor = false } = {}) {
   const { cfg, stack } = ctx;
   const n = cfg.queuedN;
@@ -415,6 +551,11 @@ export async function queuedThroughput(ctx, run, signal, { workFloor = false } =
  * bench/queued-floor-deliver.mjs: no framework, in the API's and the worker's places, on the same schema, handler and
  * Redis), after a warm-up: their rate end to end and the CPU per call, the floor's accepting and delivering processes
  * counted as `api` and `worker`.
+ * @param {RowContext} ctx
+ * @param {number} run
+ * @param {ReturnType<typeof toolCallRequest>} request
+ * @param {AbortSignal} signal
+ * @param {string[]} notes
  */
 async function queuedWorkFloor(ctx, run, request, signal, notes) {
   const { cfg, stack } = ctx;
@@ -432,7 +573,7 @@ async function queuedWorkFloor(ctx, run, request, signal, notes) {
   });
   const pool = new Pool(floor.url, { connections: cfg.clients, keepAliveTimeout: 30_000 });
   try {
-    const sendAndFinish = async (n, expectedBefore) => {
+    const sendAndFinish = async (/** @type {number} */ n, /** @type {number} */ expectedBefore) => {
       const accepted = await saturate(pool, request, n, cfg.clients, okAccepted, signal);
       if (accepted.errors)
         throw new Error(`floor of the work: ${accepted.errors} POSTs not 202 (${accepted.firstError})`);
@@ -463,6 +604,12 @@ async function queuedWorkFloor(ctx, run, request, signal, notes) {
 // 3c. a backlog: n calls accepted while delivery is paused, then resumed. A worker restarted under load, or Redis
 // back after an outage, meets the same: how soon the first call goes out, and how fast the backlog drains.
 
+/**
+ * @param {RowContext} ctx
+ * @param {number} run
+ * @param {AbortSignal} signal
+ * @returns {Promise<RowRun>}
+ */
 export async function queuedBacklog(ctx, run, signal) {
   const { cfg, stack } = ctx;
   const n = cfg.queuedN;
@@ -471,7 +618,7 @@ export async function queuedBacklog(ctx, run, signal) {
   const floorQueue = new Queue('floor', { connection, prefix: 'benchfloor' });
   const queue = new Queue(stack.queue.name, { connection, prefix: stack.queue.prefix });
   const pool = new Pool(stack.baseUrl, { connections: cfg.clients, keepAliveTimeout: 30_000 });
-  const delivered = async (path) => (await handlerStats(ctx)).counts[path] ?? 0;
+  const delivered = async (/** @type {string} */ path) => (await handlerStats(ctx)).counts[path] ?? 0;
   try {
     // Floor: n jobs added to the paused floor queue; the floor worker runs them once it is resumed.
     await floorQueue.pause();
@@ -544,7 +691,12 @@ export async function queuedBacklog(ctx, run, signal) {
 // ---------------------------------------------------------------------------------------------
 // 4. schedule accuracy (needs a stack with RETRY_TIME_SCALE=0.01)
 
+/**
+ * @param {Record<string, number[]>} events receive times per event id
+ * @param {number[]} offsets
+ */
 function lateness(events, offsets) {
+  /** @type {number[][]} */
   const late = offsets.map(() => []);
   let incomplete = 0;
   for (const times of Object.values(events)) {
@@ -557,7 +709,12 @@ function lateness(events, offsets) {
   return { late, incomplete };
 }
 
+/**
+ * @param {string} prefix
+ * @param {ReturnType<typeof lateness>} lateness
+ */
 function summarizeLateness(prefix, { late }) {
+  /** @type {Record<string, number>} */
   const out = {};
   for (const k of [1, 2]) {
     out[`${prefix}_a${k + 1}_p50`] = percentile(late[k], 50);
@@ -568,7 +725,13 @@ function summarizeLateness(prefix, { late }) {
   return out;
 }
 
-/** Row 4c: the same calls sent at BENCH_SCHEDULE_RATE calls/s, a load the worker carries with capacity to spare. */
+/**
+ * Row 4c: the same calls sent at BENCH_SCHEDULE_RATE calls/s, a load the worker carries with capacity to spare.
+ * @param {RowContext} ctx
+ * @param {number} run
+ * @param {AbortSignal} signal
+ * @returns {Promise<RowRun>}
+ */
 export function schedulePaced(ctx, run, signal) {
   return scheduleAccuracy(ctx, run, signal, { rate: ctx.cfg.scheduleRate });
 }
@@ -576,11 +739,17 @@ export function schedulePaced(ctx, run, signal) {
 /**
  * Rows 4, 4b and 4c: `n` wait calls whose first two attempts fail, sent as fast as 50 clients can (a burst beyond
  * what the worker delivers in the retries' offsets) or, with `rate`, paced at `rate` calls/s.
+ * @param {RowContext} ctx
+ * @param {number} run
+ * @param {AbortSignal} signal
+ * @param {{ rate?: number }} [options]
+ * @returns {Promise<RowRun>}
  */
 export async function scheduleAccuracy(ctx, run, signal, { rate } = {}) {
   const { cfg, stack } = ctx;
   const n = cfg.scheduleN;
-  const send = (fn) => (rate ? paced(n, rate, fn, signal) : inParallel(n, cfg.clients, fn, signal));
+  const send = (/** @type {(i: number) => Promise<unknown>} */ fn) =>
+    rate ? paced(n, rate, fn, signal) : inParallel(n, cfg.clients, fn, signal);
   const scale = Number(stack.env.RETRY_TIME_SCALE);
   const offsets = [0, 15_000, 60_000].map((ms) => ms * scale);
   const notes = [];
@@ -617,17 +786,19 @@ export async function scheduleAccuracy(ctx, run, signal, { rate } = {}) {
   const pool = new Pool(stack.baseUrl, { connections: cfg.clients, keepAliveTimeout: 30_000 });
   try {
     const request = toolCallRequest(agent, `${app.prefix}flaky`, `sched-${run}`);
-    const accepted = { errors: 0, firstError: undefined };
+    /** @type {{ errors: number, firstError?: string }} */
+    const accepted = { errors: 0 };
     const probe = cpuProbe(pidsOf(ctx));
     await send(async () => {
       const response = await pool.request(request);
       const text = await response.body.text();
-      if (okAccepted(response.statusCode)) return;
+      if (okAccepted(response.statusCode, text)) return;
       accepted.errors += 1;
       accepted.firstError ??= `${response.statusCode} ${text.slice(0, 200)}`;
     });
     const expected = n - accepted.errors;
     if (accepted.errors) notes.push(`Toolgate: ${accepted.errors} POSTs not 202 (first: ${accepted.firstError})`);
+    /** @type {CallCounts} */
     let counts = {};
     await until(
       async () => {
@@ -669,6 +840,13 @@ export async function scheduleAccuracy(ctx, run, signal, { rate } = {}) {
 // ---------------------------------------------------------------------------------------------
 // 5. MCP proxy
 
+/**
+ * @param {McpClient} client
+ * @param {string} name
+ * @param {number} warmup
+ * @param {number} n
+ * @param {AbortSignal} signal
+ */
 async function mcpCalls(client, name, warmup, n, signal) {
   const latencies = new Float64Array(n);
   let errors = 0;
@@ -679,7 +857,8 @@ async function mcpCalls(client, name, warmup, n, signal) {
     const t0 = now();
     const result = await client.callTool({ name, arguments: { message } });
     if (i >= 0) latencies[i] = now() - t0;
-    if (result.isError || result.content?.[0]?.text !== `Echo: ${message}`) {
+    const first = result.content?.[0];
+    if (result.isError || first?.type !== 'text' || first.text !== `Echo: ${message}`) {
       errors += 1;
       firstError ??= JSON.stringify(result).slice(0, 300);
     }
@@ -687,8 +866,15 @@ async function mcpCalls(client, name, warmup, n, signal) {
   return { latencies, errors, firstError };
 }
 
+/**
+ * @param {RowContext} ctx
+ * @param {number} run
+ * @param {AbortSignal} signal
+ * @returns {Promise<RowRun>}
+ */
 export async function mcpProxy(ctx, run, signal) {
-  const { cfg, fx } = ctx;
+  const { cfg } = ctx;
+  const fx = mainFx(ctx);
   const floorClient = await mcpConnect(ctx.everything.url);
   const tgClient = await mcpConnect(`${ctx.stack.baseUrl}/v1/agents/${fx.mcp.agentId}/mcp`, {
     authorization: `Bearer ${fx.mcp.token}`,
@@ -738,7 +924,7 @@ export async function mcpProxy(ctx, run, signal) {
       notes,
     };
   } finally {
-    const clients = [floorClient, tgClient, workClient].filter(Boolean);
+    const clients = [floorClient, tgClient, workClient].filter((client) => client !== undefined);
     await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
     await workFloor?.proc.stop();
   }
@@ -747,8 +933,15 @@ export async function mcpProxy(ctx, run, signal) {
 // ---------------------------------------------------------------------------------------------
 // 6. agent tools/list with 100 tools
 
+/**
+ * @param {RowContext} ctx
+ * @param {number} run
+ * @param {AbortSignal} signal
+ * @returns {Promise<RowRun>}
+ */
 export async function toolsList(ctx, run, signal) {
-  const { cfg, fx } = ctx;
+  const { cfg } = ctx;
+  const fx = mainFx(ctx);
   const notes = [];
   const tgClient = new Client(ctx.stack.baseUrl, { keepAliveTimeout: 30_000 });
   const floorClient = new Client(ctx.handler.url, { keepAliveTimeout: 30_000 });
@@ -758,6 +951,7 @@ export async function toolsList(ctx, run, signal) {
     headers: { authorization: `Bearer ${fx.many.token}` },
   };
   let restBytes = 0;
+  /** @type {AnswerCheck} */
   const okList = (status, text) => {
     if (status !== 200) return false;
     restBytes = Buffer.byteLength(text);
@@ -776,7 +970,7 @@ export async function toolsList(ctx, run, signal) {
     if (tgRest.errors) notes.push(`REST: ${tgRest.errors} answers not 200 with ${fx.many.count} tools`);
 
     // MCP tools/list: Toolgate's agent endpoint (100 tools); floor: server-everything's own list.
-    const mcpLatencies = async (client, expectCount) => {
+    const mcpLatencies = async (/** @type {McpClient} */ client, /** @type {number} */ expectCount) => {
       const latencies = new Float64Array(cfg.listN);
       let errors = 0;
       let count = 0;
@@ -826,6 +1020,9 @@ export async function toolsList(ctx, run, signal) {
 // ---------------------------------------------------------------------------------------------
 // 8. fairness: app B's background calls alone and while app A's calls hang
 
+/**
+ * @param {Pick<RowContext, 'stack' | 'handler'>} ctx
+ */
 export async function fairnessFixtures(ctx) {
   const { stack, handler } = ctx;
   const a = await constructorApp(stack, 'fair-a', [
@@ -840,10 +1037,21 @@ export async function fairnessFixtures(ctx) {
   };
 }
 
-/** Posts `count` calls (50 clients) and long-polls each until it finishes: latencies from POST to succeeded. */
+/** @typedef {Awaited<ReturnType<typeof fairnessFixtures>>['a']} FairnessAgent */
+
+/**
+ * Posts `count` calls (50 clients) and long-polls each until it finishes: latencies from POST to succeeded.
+ * @param {RowContext} ctx
+ * @param {FairnessAgent} agent
+ * @param {number} count
+ * @param {string} dialog
+ * @param {AbortSignal} signal
+ */
 async function callsUntilDone(ctx, agent, count, dialog, signal) {
   const client = ctx.stack.client;
+  /** @type {number[]} */
   const latencies = [];
+  /** @type {Promise<void>[]} */
   const waiters = [];
   let failures = 0;
   const body = { tool: agent.tool, dialog_id: dialog, arguments: CALL_ARGUMENTS };
@@ -881,8 +1089,16 @@ async function callsUntilDone(ctx, agent, count, dialog, signal) {
   return { latencies, failures };
 }
 
-/** Posts `count` calls without waiting for them: their ids. */
+/**
+ * Posts `count` calls without waiting for them: their ids.
+ * @param {RowContext} ctx
+ * @param {FairnessAgent} agent
+ * @param {number} count
+ * @param {string} dialog
+ * @param {AbortSignal} signal
+ */
 async function postCalls(ctx, agent, count, dialog, signal) {
+  /** @type {string[]} */
   const ids = [];
   const body = { tool: agent.tool, dialog_id: dialog, arguments: CALL_ARGUMENTS };
   await inParallel(
@@ -902,8 +1118,15 @@ async function postCalls(ctx, agent, count, dialog, signal) {
   return ids;
 }
 
+/**
+ * @param {RowContext} ctx
+ * @param {number} run
+ * @param {AbortSignal} signal
+ * @returns {Promise<RowRun>}
+ */
 export async function fairness(ctx, run, signal) {
-  const { cfg, fx } = ctx;
+  const { cfg } = ctx;
+  const fx = fairFx(ctx);
   const notes = [];
   await resetHandler(ctx);
   const alone = await callsUntilDone(ctx, fx.b, cfg.fairB, `fair-alone-${run}`, signal);

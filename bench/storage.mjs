@@ -3,7 +3,7 @@
 // Postgres at 127.0.0.1:5432/test (BENCH_PG_URL), migrated with Toolgate's migrations: measures the
 // accept INSERT, delivery's two UPDATEs and the reconciler scan on an empty table, loads STORAGE_N
 // (2,000,000) synthetic calls with one attempt each (INSERT … SELECT generate_series), then measures
-// the same again, the developer's list page per filter (the compiled ToolCallsRepository.listForApp
+// the same again, the developer's list page per filter (the compiled ToolCallLedger.listForApp
 // from dist/, with the plan of the SQL it issues), the retention prune batch (and accept latency
 // while it runs), and the bytes each call takes, with and without bodies (STORAGE_EMPTY_N rows).
 // Prints a table and writes the section "2 million stored calls" of bench/RESULTS.md.
@@ -29,33 +29,59 @@ const RETENTION_DAYS = 30;
 const BIG_APP = 'app_big';
 const DEVELOPER = 'dev_storage';
 
-const dist = (path) => join(ROOT, 'dist', path);
+const dist = (/** @type {string} */ path) => join(ROOT, 'dist', path);
 if (!existsSync(dist('libs/persistence/src/index.js'))) {
   console.error('bench/storage.mjs needs the build: npm run build');
   process.exit(2);
 }
+// The compiled repositories run; their types are the source's.
+/** @type {typeof import('../libs/persistence/src/index.js')} */
 const persistence = await import(dist('libs/persistence/src/index.js'));
-const log = (message) => console.error(`[storage ${new Date().toISOString().slice(11, 19)}] ${message}`);
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const log = (/** @type {string} */ message) =>
+  console.error(`[storage ${new Date().toISOString().slice(11, 19)}] ${message}`);
+const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** @typedef {{ text: string, values?: unknown[] }} Statement */
 
 // Records the SQL the compiled repositories send through pg, so that its plan can be shown.
+/** @type {Statement[]} */
 const captured = [];
 let capturing = false;
+// eslint-disable-next-line @typescript-eslint/unbound-method -- called on its own client, `this` (Reflect.apply)
 const originalQuery = pg.Client.prototype.query;
-pg.Client.prototype.query = function query(config, values, callback) {
-  if (capturing && typeof config === 'object' && config?.text)
-    captured.push({ text: config.text, values: config.values ?? values });
-  return originalQuery.call(this, config, values, callback);
-};
+/**
+ * pg's `query` with the statement recorded first (any of its overloads: the arguments go through as they came).
+ * @this {pg.Client}
+ * @param {unknown[]} args
+ */
+function recordedQuery(...args) {
+  const [config, values] = args;
+  if (
+    capturing &&
+    typeof config === 'object' &&
+    config !== null &&
+    'text' in config &&
+    typeof config.text === 'string'
+  ) {
+    const own = 'values' in config && Array.isArray(config.values) ? config.values : undefined;
+    captured.push({ text: config.text, values: own ?? (Array.isArray(values) ? values : undefined) });
+  }
+  return Reflect.apply(originalQuery, this, args);
+}
+pg.Client.prototype.query = /** @type {typeof originalQuery} */ (recordedQuery);
 
 const suffix = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
 const schemas = { full: `storage_${suffix}`, empty: `storage_${suffix}_nobody` };
 const admin = new pg.Client({ connectionString: PG_BASE });
 await admin.connect();
+/** @type {pg.Client[]} */
 const clients = [];
+/** @type {import('../libs/persistence/src/index.js').PrismaService[]} */
 const prismas = [];
+/** @type {import('../libs/persistence/src/index.js').DatabasePool[]} */
 const pools = [];
 
+/** @param {string} schema */
 async function schemaClient(schema) {
   const client = new pg.Client({ connectionString: PG_BASE, options: `-c search_path=${schema}` });
   await client.connect();
@@ -63,6 +89,7 @@ async function schemaClient(schema) {
   return client;
 }
 
+/** @param {string} schema */
 function repositories(schema) {
   const url = `${PG_BASE}?schema=${schema}`;
   const db = new persistence.DatabasePool(url);
@@ -70,25 +97,31 @@ function repositories(schema) {
   prismas.push(prisma);
   pools.push(db);
   return {
-    calls: new persistence.ToolCallsRepository(prisma, db),
+    calls: new persistence.ToolCallLedger(prisma, db),
     finished: new persistence.FinishedToolCallsRepository(db),
   };
 }
 
+/** @param {() => Promise<unknown>} fn */
 async function timeMs(fn) {
   const start = process.hrtime.bigint();
   await fn();
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
+/** @param {(i: number) => Promise<unknown>} fn */
 async function sample(fn, n = SAMPLES, warmup = 10) {
   for (let i = 0; i < warmup; i++) await fn(i);
+  /** @type {number[]} */
   const times = [];
   for (let i = 0; i < n; i++) times.push(await timeMs(() => fn(i)));
   return { p50: percentile(times, 50), p99: percentile(times, 99) };
 }
 
-/** The plan's access paths: "Index Scan using x", "Seq Scan on y", … */
+/**
+ * The plan's access paths: "Index Scan using x", "Seq Scan on y", …
+ * @param {string[]} planLines
+ */
 function accessPaths(planLines) {
   const paths = new Set();
   for (const line of planLines) {
@@ -98,14 +131,22 @@ function accessPaths(planLines) {
   return [...paths].join(', ') || '?';
 }
 
+/**
+ * @param {pg.Client} client
+ * @param {Statement} statement
+ */
 async function explain(client, { text, values }) {
+  /** @type {pg.QueryResult<{ 'QUERY PLAN': string }>} */
   const { rows } = await client.query(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, values);
   const lines = rows.map((row) => row['QUERY PLAN']);
   const execution = lines.find((line) => line.startsWith('Execution Time'));
   return { paths: accessPaths(lines), ms: Number(/([\d.]+) ms/.exec(execution ?? '')?.[1] ?? NaN), lines };
 }
 
-/** The last SQL statement on tool_calls that `fn` sent through the compiled repository. */
+/**
+ * The last SQL statement on tool_calls that `fn` sent through the compiled repository.
+ * @param {() => Promise<unknown>} fn
+ */
 async function capture(fn) {
   captured.length = 0;
   capturing = true;
@@ -125,6 +166,7 @@ const jwe = await new CompactEncrypt(new TextEncoder().encode(WEBHOOK_BODY))
 const RESULT = { found: true, customer: { id: 'c-000123', name: 'Jane Doe', orders: 3 }, status: 'delivered' };
 const EXCERPT = JSON.stringify(RESULT);
 
+/** @param {string} schema */
 async function migrate(schema) {
   await persistence.applyMigrations(`${PG_BASE}?schema=${schema}`);
   const client = await schemaClient(schema);
@@ -141,6 +183,11 @@ async function migrate(schema) {
  * Rows `from`..`to` of the synthetic history: 60 days of calls, oldest first, 80 % of them to one app;
  * tool t<k> takes 1/2^(k+1) of the calls (t0 half, t10 one in 2,000), agents are skewed the same way;
  * 97 % succeed, 2.5 % fail, 0.5 % are cancelled; the newest 2,000 are still active (queued or in progress).
+ * @param {pg.Client} client
+ * @param {number} from
+ * @param {number} to
+ * @param {number} total
+ * @param {boolean} withBodies
  */
 async function loadCalls(client, from, to, total, withBodies) {
   const now = Date.now();
@@ -191,6 +238,11 @@ async function loadCalls(client, from, to, total, withBodies) {
   );
 }
 
+/**
+ * @param {pg.Client} client
+ * @param {number} total
+ * @param {boolean} withBodies
+ */
 async function load(client, total, withBodies) {
   const chunk = 250_000;
   for (let from = 1; from <= total; from += chunk) {
@@ -201,21 +253,31 @@ async function load(client, total, withBodies) {
   await client.query('VACUUM ANALYZE tool_call_attempts');
 }
 
+/**
+ * @param {pg.Client} client
+ * @param {number} calls
+ */
 async function bytesPerCall(client, calls) {
+  /** @type {pg.QueryResult<{ relname: string, heap: string, indexes: string, toast: string, total: string }>} */
   const { rows } = await client.query(
     `SELECT c.relname, pg_relation_size(c.oid) AS heap, pg_indexes_size(c.oid) AS indexes,
             coalesce(pg_total_relation_size(c.reltoastrelid), 0) AS toast, pg_total_relation_size(c.oid) AS total
      FROM pg_class c WHERE c.relname IN ('tool_calls', 'tool_call_attempts') AND c.relnamespace = current_schema()::regnamespace`,
   );
-  const sum = (key) => rows.reduce((acc, row) => acc + Number(row[key]), 0);
-  const of = (name) => rows.find((row) => row.relname === name);
+  const sum = (/** @type {'heap' | 'indexes' | 'toast' | 'total'} */ key) =>
+    rows.reduce((acc, row) => acc + Number(row[key]), 0);
+  const totalOf = (/** @type {string} */ name) => {
+    const row = rows.find((r) => r.relname === name);
+    if (!row) throw new Error(`no table ${name} in the schema`);
+    return Number(row.total);
+  };
   return {
     heap: sum('heap') / calls,
     indexes: sum('indexes') / calls,
     toast: sum('toast') / calls,
     total: sum('total') / calls,
-    callsTotal: Number(of('tool_calls').total) / calls,
-    attemptsTotal: Number(of('tool_call_attempts').total) / calls,
+    callsTotal: totalOf('tool_calls') / calls,
+    attemptsTotal: totalOf('tool_call_attempts') / calls,
     totalBytes: sum('total'),
   };
 }
@@ -223,6 +285,7 @@ async function bytesPerCall(client, calls) {
 // ---- the hot path's statements --------------------------------------------------------------
 
 let accepted = 0;
+/** @param {pg.Client} client */
 async function acceptInsert(client) {
   accepted += 1;
   const id = `call_bench_${suffix}_${accepted}`;
@@ -237,7 +300,11 @@ async function acceptInsert(client) {
   return id;
 }
 
-/** Delivery's writes on a call: claimed (in progress), then finished with its attempt. */
+/**
+ * Delivery's writes on a call: claimed (in progress), then finished with its attempt.
+ * @param {pg.Client} client
+ * @param {string} id
+ */
 async function deliver(client, id) {
   await client.query(
     `UPDATE tool_calls SET status = 'in_progress', attempt_deadline = now() + interval '30 seconds'
@@ -254,9 +321,14 @@ async function deliver(client, id) {
   );
 }
 
+/**
+ * @param {pg.Client} client
+ * @param {ReturnType<typeof repositories>} repos
+ */
 async function hotPath(client, repos) {
   // Both sides start with no dirty pages: a checkpoint still writing out the load would slow every commit measured.
   await client.query('CHECKPOINT');
+  /** @type {string[]} */
   const ids = [];
   const accept = await sample(async () => ids.push(await acceptInsert(client)));
   let next = 0;
@@ -267,6 +339,7 @@ async function hotPath(client, repos) {
 
 // ---- run ------------------------------------------------------------------------------------
 
+/** @type {[label: string, filters: import('../libs/persistence/src/index.js').ToolCallFilters][]} */
 const FILTERS = [
   ['none', {}],
   ['status=failed', { status: 'failed' }],
@@ -282,86 +355,111 @@ const FILTERS = [
   ['all three (failed, t1, agent_0)', { status: 'failed', toolName: 't1', agentId: 'agent_0' }],
 ];
 
-const started = Date.now();
-const uptimeBefore = execSync('uptime').toString().trim();
-const report = { uptimeBefore };
-try {
-  log(`schemas ${schemas.full}, ${schemas.empty}`);
-  const full = await migrate(schemas.full);
-  const fullRepos = repositories(schemas.full);
-  report.emptyTable = await hotPath(full, fullRepos);
-  await full.query('TRUNCATE tool_calls CASCADE');
-  log('hot path on the empty table measured; loading');
+/**
+ * The statement on tool_calls that `fn` sent through the compiled repository: it must send one.
+ * @param {string} what
+ * @param {() => Promise<unknown>} fn
+ */
+async function captureOne(what, fn) {
+  const statement = await capture(fn);
+  if (!statement) throw new Error(`${what} sent no statement on tool_calls`);
+  return statement;
+}
 
-  const loadStarted = Date.now();
-  await load(full, N, true);
-  report.loadS = (Date.now() - loadStarted) / 1000;
-  report.bytes = await bytesPerCall(full, N);
-  const empty = await migrate(schemas.empty);
-  await load(empty, EMPTY_N, false);
-  report.bytesEmpty = await bytesPerCall(empty, EMPTY_N);
-  log(`loaded in ${report.loadS.toFixed(0)} s`);
+/** Measures everything on the throw-away schemas, and drops them. */
+async function measure() {
+  try {
+    log(`schemas ${schemas.full}, ${schemas.empty}`);
+    const full = await migrate(schemas.full);
+    const fullRepos = repositories(schemas.full);
+    const emptyTable = await hotPath(full, fullRepos);
+    await full.query('TRUNCATE tool_calls CASCADE');
+    log('hot path on the empty table measured; loading');
 
-  report.fullTable = await hotPath(full, fullRepos);
-  report.insertIndexes = (
-    await full.query(
+    const loadStarted = Date.now();
+    await load(full, N, true);
+    const loadS = (Date.now() - loadStarted) / 1000;
+    const bytes = await bytesPerCall(full, N);
+    const empty = await migrate(schemas.empty);
+    await load(empty, EMPTY_N, false);
+    const bytesEmpty = await bytesPerCall(empty, EMPTY_N);
+    log(`loaded in ${loadS.toFixed(0)} s`);
+
+    const fullTable = await hotPath(full, fullRepos);
+    /** @type {pg.QueryResult<{ n: number }>} */
+    const indexes = await full.query(
       `SELECT count(*)::int AS n FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'tool_calls'
        AND (indexdef NOT LIKE '% WHERE %' OR indexdef LIKE '% WHERE (status = ''queued''::text)')`,
-    )
-  ).rows[0].n;
-  const overdue = await capture(() => fullRepos.calls.findOverdue(new Date(), 2000, 500));
-  report.reconcilePlan = overdue ? await explain(full, overdue) : null;
+    );
+    const insertIndexes = indexes.rows[0].n;
+    const overdue = await capture(() => fullRepos.calls.findOverdue(new Date(), 2000, 500));
+    const reconcilePlan = overdue ? await explain(full, overdue) : null;
 
-  report.lists = [];
-  for (const [label, filters] of FILTERS) {
-    const page = { limit: 20 };
-    const query = await capture(() => fullRepos.calls.listForApp(DEVELOPER, BIG_APP, filters, page));
-    const times = await sample(() => fullRepos.calls.listForApp(DEVELOPER, BIG_APP, filters, page));
-    const rows = (await fullRepos.calls.listForApp(DEVELOPER, BIG_APP, filters, page)).items.length;
-    report.lists.push({ label, ...times, rows, plan: await explain(full, query) });
-    log(`list ${label}: p50 ${fmt(times.p50)} ms`);
-  }
+    const lists = [];
+    for (const [label, filters] of FILTERS) {
+      const page = { limit: 20 };
+      const query = await captureOne('listForApp', () => fullRepos.calls.listForApp(DEVELOPER, BIG_APP, filters, page));
+      const times = await sample(() => fullRepos.calls.listForApp(DEVELOPER, BIG_APP, filters, page));
+      const rows = (await fullRepos.calls.listForApp(DEVELOPER, BIG_APP, filters, page)).items.length;
+      lists.push({ label, ...times, rows, plan: await explain(full, query) });
+      log(`list ${label}: p50 ${fmt(times.p50)} ms`);
+    }
 
-  // The prune: batches of 500 at the retention cutoff (half the history is older), accept timed meanwhile.
-  const cutoff = new Date(Date.now() - RETENTION_DAYS * DAY_MS);
-  const prune = await capture(() => fullRepos.finished.purgeFinishedBefore(cutoff, 500));
-  report.prunePlan = await explain(full, { text: `${prune.text}`, values: prune.values }); // deletes one more batch
-  const batchTimes = [];
-  const acceptDuring = [];
-  let pruning = true;
-  const acceptLoop = (async () => {
-    const writer = await schemaClient(schemas.full);
-    while (pruning) acceptDuring.push(await timeMs(() => acceptInsert(writer)));
-  })();
-  for (let batch = 0; batch < 20; batch++) {
-    batchTimes.push(await timeMs(() => fullRepos.finished.purgeFinishedBefore(cutoff, 500)));
-    await sleep(20);
+    // The prune: batches of 500 at the retention cutoff (half the history is older), accept timed meanwhile.
+    const cutoff = new Date(Date.now() - RETENTION_DAYS * DAY_MS);
+    const pruneStatement = await captureOne('purgeFinishedBefore', () =>
+      fullRepos.finished.purgeFinishedBefore(cutoff, 500),
+    );
+    const prunePlan = await explain(full, pruneStatement); // deletes one more batch
+    /** @type {number[]} */
+    const batchTimes = [];
+    /** @type {number[]} */
+    const acceptDuring = [];
+    let pruning = true;
+    const acceptLoop = (async () => {
+      const writer = await schemaClient(schemas.full);
+      while (pruning) acceptDuring.push(await timeMs(() => acceptInsert(writer)));
+    })();
+    for (let batch = 0; batch < 20; batch++) {
+      batchTimes.push(await timeMs(() => fullRepos.finished.purgeFinishedBefore(cutoff, 500)));
+      await sleep(20);
+    }
+    pruning = false;
+    await acceptLoop;
+    const prune = {
+      p50: percentile(batchTimes, 50),
+      max: Math.max(...batchTimes),
+      acceptDuring: { p50: percentile(acceptDuring, 50), p99: percentile(acceptDuring, 99), n: acceptDuring.length },
+    };
+    return { emptyTable, loadS, bytes, bytesEmpty, fullTable, insertIndexes, reconcilePlan, lists, prunePlan, prune };
+  } finally {
+    for (const prisma of prismas) await prisma.$disconnect().catch(() => undefined);
+    for (const db of pools) await db.end().catch(() => undefined);
+    for (const client of clients) await client.end().catch(() => undefined);
+    if (!process.env.BENCH_KEEP_SCHEMA) {
+      for (const schema of Object.values(schemas))
+        await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
+    }
+    await admin.end().catch(() => undefined);
   }
-  pruning = false;
-  await acceptLoop;
-  report.prune = {
-    p50: percentile(batchTimes, 50),
-    max: Math.max(...batchTimes),
-    acceptDuring: { p50: percentile(acceptDuring, 50), p99: percentile(acceptDuring, 99), n: acceptDuring.length },
-  };
-} finally {
-  for (const prisma of prismas) await prisma.$disconnect().catch(() => undefined);
-  for (const db of pools) await db.end().catch(() => undefined);
-  for (const client of clients) await client.end().catch(() => undefined);
-  if (!process.env.BENCH_KEEP_SCHEMA) {
-    for (const schema of Object.values(schemas))
-      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
-  }
-  await admin.end().catch(() => undefined);
 }
-report.uptimeAfter = execSync('uptime').toString().trim();
-report.minutes = (Date.now() - started) / 60000;
+
+const started = Date.now();
+const uptimeBefore = execSync('uptime').toString().trim();
+const measured = await measure();
+const report = {
+  ...measured,
+  uptimeBefore,
+  uptimeAfter: execSync('uptime').toString().trim(),
+  minutes: (Date.now() - started) / 60000,
+};
 
 // ---- report ---------------------------------------------------------------------------------
 
-const ms = (value) => `${fmt(value)} ms`;
-const kb = (bytes) => `${fmt(bytes)} B`;
-const hot = (key) => [report.emptyTable[key], report.fullTable[key]];
+const ms = (/** @type {number | undefined} */ value) => `${fmt(value)} ms`;
+const kb = (/** @type {number} */ bytes) => `${fmt(bytes)} B`;
+const hot = (/** @type {'accept' | 'delivery' | 'reconcile'} */ key) => [report.emptyTable[key], report.fullTable[key]];
+/** @type {string[]} */
 const lines = [];
 lines.push('## 2 million stored calls', '');
 lines.push(
@@ -382,13 +480,16 @@ const [accept0, accept1] = hot('accept');
 const [deliver0, deliver1] = hot('delivery');
 const [reconcile0, reconcile1] = hot('reconcile');
 lines.push(
-  `| accept: one INSERT (with body) | ${ms(accept0.p50)} / ${ms(accept0.p99)} | ${ms(accept1.p50)} / ${ms(accept1.p99)} | ${report.insertIndexes} index entries (the partial indexes of finished and in-progress calls: none) |`,
+  `| accept: one INSERT (with body) | ${ms(accept0.p50)} / ${ms(accept0.p99)} | ${ms(accept1.p50)} / ` +
+    `${ms(accept1.p99)} | ${report.insertIndexes} index entries (the partial indexes of finished and ` +
+    `in-progress calls: none) |`,
 );
 lines.push(
-  `| delivery: claim UPDATE + record (INSERT attempt, UPDATE call) | ${ms(deliver0.p50)} / ${ms(deliver0.p99)} | ${ms(deliver1.p50)} / ${ms(deliver1.p99)} | by primary key |`,
+  `| delivery: claim UPDATE + record (INSERT attempt, UPDATE call) | ${ms(deliver0.p50)} / ` +
+    `${ms(deliver0.p99)} | ${ms(deliver1.p50)} / ${ms(deliver1.p99)} | by primary key |`,
 );
 lines.push(
-  `| reconciler scan (ToolCallsRepository.findOverdue, limit 500) | ${ms(reconcile0.p50)} / ${ms(reconcile0.p99)} | ` +
+  `| reconciler scan (ToolCallLedger.findOverdue, limit 500) | ${ms(reconcile0.p50)} / ${ms(reconcile0.p99)} | ` +
     `${ms(reconcile1.p50)} / ${ms(reconcile1.p99)} | ${report.reconcilePlan?.paths ?? '?'} (${ms(report.reconcilePlan?.ms)} in Postgres) |`,
 );
 lines.push(
@@ -401,7 +502,7 @@ lines.push(
   '',
 );
 lines.push(
-  `The developer's call list, \`GET /v1/apps/{app_id}/tool-calls\` (the compiled ToolCallsRepository.listForApp, page of 20, ` +
+  `The developer's call list, \`GET /v1/apps/{app_id}/tool-calls\` (the compiled ToolCallLedger.listForApp, page of 20, ` +
     `the app with ${fmt((0.8 * N) / 1e6)} M calls; tool t<k> has 1/2^(k+1) of the calls, 2.5 % failed, agents skewed):`,
   '',
   '| filter | rows | p50 | p99 | plan (index) | Postgres time |',

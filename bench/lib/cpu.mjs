@@ -7,6 +7,7 @@ const TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).std
 /**
  * user+system CPU ms of a pid, or null when it is gone; `withReaped`: plus that of its children that ended (a
  * Postgres postmaster's: the backends that exited).
+ * @param {number | string} pid
  */
 export function cpuMs(pid, { withReaped = false } = {}) {
   try {
@@ -22,6 +23,7 @@ export function cpuMs(pid, { withReaped = false } = {}) {
 /**
  * Every process whose name is `comm` (e.g. every Postgres backend), pid -> CPU ms, each with its ended children's:
  * a backend that exits during a measurement leaves its CPU in the postmaster's count, not nowhere.
+ * @param {string} comm
  */
 function cpuByComm(comm) {
   const out = new Map();
@@ -48,35 +50,42 @@ function machine() {
 }
 
 /**
+ * CPU ms per unit of work of each named process and of Postgres, the machine's busy share (%) and the wall time (ms).
+ * @typedef {{ postgres: number, machine_busy_pct: number, wall_ms: number } & Record<string, number>} CpuPerCall
+ */
+
+/**
  * Starts a CPU measurement of the named pids, plus every `postgres` process (the machine's
  * Postgres: other users of it count too) and the whole machine. `stop(n)` gives CPU ms per
  * unit of work (n calls) for each, and the machine's busy share in %.
+ * @param {Record<string, number | undefined>} pids
  */
 export function cpuProbe(pids) {
-  const named = Object.fromEntries(
-    Object.entries(pids)
-      .filter(([, pid]) => pid)
-      .map(([name, pid]) => [name, cpuMs(pid) ?? 0]),
-  );
+  /** @type {[name: string, pid: number, before: number][]} */
+  const named = Object.entries(pids).flatMap(([name, pid]) => (pid ? [[name, pid, cpuMs(pid) ?? 0]] : []));
   const pg = cpuByComm('postgres');
   const m0 = machine();
   const t0 = performance.now();
   return {
+    /** @param {number} n @returns {CpuPerCall} */
     stop(n) {
       const wallMs = performance.now() - t0;
+      /** @type {Record<string, number>} */
       const out = {};
-      for (const [name, before] of Object.entries(named)) out[name] = ((cpuMs(pids[name]) ?? before) - before) / n;
+      for (const [name, pid, before] of named) out[name] = ((cpuMs(pid) ?? before) - before) / n;
       // A backend that ended meanwhile: the postmaster's count took its whole life's CPU; what it had spent before
       // the measurement comes off. (Before this, the CPU of backends that ended was not counted at all.)
       let pgMs = 0;
       const pgAfter = cpuByComm('postgres');
       for (const [pid, after] of pgAfter) pgMs += after - (pg.get(pid) ?? 0);
       for (const [pid, before] of pg) if (!pgAfter.has(pid)) pgMs -= before;
-      out.postgres = pgMs / n;
       const m1 = machine();
-      out.machine_busy_pct = (100 * (m1.busy - m0.busy)) / Math.max(1, m1.total - m0.total);
-      out.wall_ms = wallMs;
-      return out;
+      return {
+        ...out,
+        postgres: pgMs / n,
+        machine_busy_pct: (100 * (m1.busy - m0.busy)) / Math.max(1, m1.total - m0.total),
+        wall_ms: wallMs,
+      };
     },
   };
 }

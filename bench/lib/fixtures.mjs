@@ -4,15 +4,27 @@ import { Client as McpClient, StreamableHTTPClientTransport } from '@modelcontex
 import { JWT_SECRET } from './stack.mjs';
 import { token } from './http.mjs';
 
+/** @typedef {import('./stack.mjs').Stack} Stack */
+
 let seq = 0;
 const DEVELOPER = 'bench_dev';
 
-/** A unique app name matching ^[a-z][a-z0-9-]{1,22}[a-z0-9]$. */
+/**
+ * A unique app name matching ^[a-z][a-z0-9-]{1,22}[a-z0-9]$.
+ * @param {string} prefix
+ */
 export function appName(prefix) {
   seq += 1;
   return `${prefix}-${randomBytes(3).toString('hex')}${seq}`.slice(0, 24);
 }
 
+/**
+ * The body of `POST /v1/apps/{id}/tools` for an HTTP tool answered at `handlerUrl`.
+ * @param {string} name
+ * @param {string} handlerUrl
+ * @param {'instant' | 'wait' | 'background'} mode
+ * @param {{ timeoutS?: number, parameters?: object[] }} [options]
+ */
 export function httpTool(name, handlerUrl, mode, { timeoutS = 10, parameters } = {}) {
   return {
     name,
@@ -30,11 +42,17 @@ export function httpTool(name, handlerUrl, mode, { timeoutS = 10, parameters } =
 }
 
 export const developerToken = () => token(JWT_SECRET, { role: 'developer', sub: DEVELOPER });
-export const projectToken = (projectId) => token(JWT_SECRET, { role: 'project', project_id: projectId });
-export const agentToken = (projectId, agentId) =>
+export const projectToken = (/** @type {string} */ projectId) =>
+  token(JWT_SECRET, { role: 'project', project_id: projectId });
+export const agentToken = (/** @type {string} */ projectId, /** @type {string} */ agentId) =>
   token(JWT_SECRET, { role: 'agent', project_id: projectId, agent_id: agentId });
 
-/** A constructor-mode app with the given HTTP tools. */
+/**
+ * A constructor-mode app with the given HTTP tools.
+ * @param {Stack} stack
+ * @param {string} prefix
+ * @param {ReturnType<typeof httpTool>[]} tools
+ */
 export async function constructorApp(stack, prefix, tools, { concurrency = 8 } = {}) {
   const dev = await developerToken();
   const { body: app } = await stack.client.call('POST', '/v1/apps', {
@@ -58,7 +76,12 @@ export async function constructorApp(stack, prefix, tools, { concurrency = 8 } =
   return { app, dev, prefix: `${app.name.replace(/-/g, '_')}_` };
 }
 
-/** An MCP-mode app pointed at `url`, its snapshot loaded. */
+/**
+ * An MCP-mode app pointed at `url`, its snapshot loaded.
+ * @param {Stack} stack
+ * @param {string} prefix
+ * @param {string} url
+ */
 export async function mcpApp(stack, prefix, url) {
   const dev = await developerToken();
   const { body: app } = await stack.client.call('POST', '/v1/apps', {
@@ -75,7 +98,13 @@ export async function mcpApp(stack, prefix, url) {
   return { app, dev, prefix: `${app.name.replace(/-/g, '_')}_` };
 }
 
-/** Installs `app` in a fresh project and gives the named tools to a fresh agent (in order). */
+/**
+ * Installs `app` in a fresh project and gives the named tools to a fresh agent (in order).
+ * @param {Stack} stack
+ * @param {{ id: string }} app
+ * @param {string[]} toolNames
+ * @param {{ projectId?: string, agentId?: string }} [ids]
+ */
 export async function agentWith(stack, app, toolNames, { projectId, agentId } = {}) {
   seq += 1;
   projectId ??= `bench-p${seq}`;
@@ -86,6 +115,7 @@ export async function agentWith(stack, app, toolNames, { projectId, agentId } = 
     body: { app_id: app.id },
     expect: 201,
   });
+  /** @type {Record<string, string>} */
   const instances = {};
   for (const toolName of toolNames) {
     const { body } = await stack.client.call('POST', `/v1/projects/${projectId}/agents/${agentId}/tool-instances`, {
@@ -104,45 +134,13 @@ export async function agentWith(stack, app, toolNames, { projectId, agentId } = 
   };
 }
 
-/** The undici request of an agent's REST tool call of `tool` (its agent-facing name) with `args`. */
-export function toolCallRequest(agent, tool, args, dialogId = 'bench') {
-  return {
-    method: 'POST',
-    path: `/v1/agents/${agent.agentId}/tool-calls`,
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${agent.token}` },
-    body: JSON.stringify({ tool, dialog_id: dialogId, arguments: args }),
-  };
-}
-
-/** An MCP SDK client connected to `url` (the SDK picks the protocol revision, as an agent's client would). */
+/**
+ * An MCP SDK client connected to `url` (the SDK picks the protocol revision, as an agent's client would).
+ * @param {string} url
+ * @param {Record<string, string>} [headers]
+ */
 export async function mcpConnect(url, headers = {}) {
   const client = new McpClient({ name: 'toolgate-bench', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
   return client;
-}
-
-/** An MCP SDK client on the agent's MCP endpoint (row 5's path). */
-export function agentMcpClient(stack, agent) {
-  return mcpConnect(`${stack.baseUrl}/v1/agents/${agent.agentId}/mcp`, { authorization: `Bearer ${agent.token}` });
-}
-
-/** One `tools/call` of server-everything's echo (`tool`: its name as the client sees it); throws unless echoed. */
-export async function echoOnce(client, tool, message) {
-  const result = await client.callTool({ name: tool, arguments: { message } });
-  if (result.isError || result.content?.[0]?.text !== `Echo: ${message}`) {
-    throw new Error(`unexpected echo result: ${JSON.stringify(result).slice(0, 300)}`);
-  }
-}
-
-/**
- * The agent and tool a load of MODE calls: for instant, wait or background an HTTP tool of that mode answered by
- * `handlerUrl`; for mcp and mcp-agent server-everything's echo at `everythingUrl`. `tool` is the agent-facing name.
- */
-export async function loadTarget(stack, prefix, MODE, { handlerUrl, everythingUrl }) {
-  const mcp = MODE === 'mcp' || MODE === 'mcp-agent';
-  const app = mcp
-    ? await mcpApp(stack, prefix, everythingUrl)
-    : await constructorApp(stack, prefix, [httpTool('t', handlerUrl, MODE)]);
-  const agent = await agentWith(stack, app.app, [mcp ? 'echo' : 't']);
-  return { agent, tool: `${app.prefix}${mcp ? 'echo' : 't'}` };
 }

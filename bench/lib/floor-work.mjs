@@ -5,8 +5,20 @@ import http from 'node:http';
 import pg from 'pg';
 
 /**
+ * The environment variable `name`, which the floor cannot run without.
+ * @param {string} name
+ */
+export function requiredEnv(name) {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set`);
+  return value;
+}
+
+/**
  * A pg pool on DATABASE_URL's schema (`?schema=`, as Toolgate's URL gives it). `settings`: more of Postgres's
  * settings for its sessions.
+ * @param {string} databaseUrl
+ * @param {{ max?: number, settings?: Record<string, string> }} [options]
  */
 export function floorDatabase(databaseUrl, { max = 10, settings = {} } = {}) {
   const url = new URL(databaseUrl);
@@ -21,9 +33,11 @@ const AAD = Buffer.from(HEADER, 'ascii');
 
 /**
  * A body sealed as Toolgate stores it (compact JWE, AES-256-GCM with `key`, a 32-byte Buffer) and opened again.
+ * @param {Buffer} key
  */
 export function bodySealer(key) {
   return {
+    /** @param {string} text */
     seal(text) {
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', key, iv);
@@ -32,6 +46,7 @@ export function bodySealer(key) {
       const tag = cipher.getAuthTag().toString('base64url');
       return `${HEADER}..${iv.toString('base64url')}.${data.toString('base64url')}.${tag}`;
     },
+    /** @param {string} sealed */
     open(sealed) {
       const [, , iv, data, tag] = sealed.split('.');
       const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
@@ -42,7 +57,12 @@ export function bodySealer(key) {
   };
 }
 
-/** The Standard Webhooks headers of `body` (HMAC-SHA256 with `secret`, a Buffer). */
+/**
+ * The Standard Webhooks headers of `body` (HMAC-SHA256 with `secret`, a Buffer).
+ * @param {Buffer} secret
+ * @param {string} eventId
+ * @param {string} body
+ */
 export function signedHeaders(secret, eventId, body, at = Date.now()) {
   const timestamp = Math.floor(at / 1000);
   const signature = createHmac('sha256', secret).update(`${eventId}.${timestamp}.${body}`).digest('base64');
@@ -61,10 +81,16 @@ export function signedHeaders(secret, eventId, body, at = Date.now()) {
  * as for the worker's claims and records in Toolgate), a statement beside a running one starts only for `waiting`
  * items, or once the oldest has waited `afterMs`. `add(item)` resolves to what `run(items)` resolved to for its
  * statement.
+ * @template Item, Output
+ * @param {(items: Item[]) => Promise<Output>} run
+ * @param {{ maxInFlight?: number, maxBatch?: number, another?: { waiting: number, afterMs: number } }} [options]
+ * @returns {(item: Item) => Promise<Output>}
  */
 export function grouped(run, { maxInFlight = 2, maxBatch = 25, another } = {}) {
+  /** @type {{ item: Item, since: number, resolve: (output: Output) => void, reject: (error: unknown) => void }[]} */
   const waiting = [];
   let inFlight = 0;
+  /** @type {NodeJS.Timeout | null} */
   let timer = null;
   const mayStart = () => {
     if (waiting.length === 0) return false;
@@ -103,16 +129,27 @@ export function grouped(run, { maxInFlight = 2, maxBatch = 25, another } = {}) {
     });
 }
 
-/** A statement for `size` items, built and named once per size (`text(size)`), as Toolgate's claims and records are. */
+/**
+ * A statement for `size` items, built and named once per size (`text(size)`), as Toolgate's claims and records are.
+ * @param {string} name
+ * @param {(size: number) => string} text
+ * @returns {(size: number) => { name: string, text: string }}
+ */
 export function perSize(name, text) {
+  /** @type {Map<number, { name: string, text: string }>} */
   const made = new Map();
   return (size) => {
-    if (!made.has(size)) made.set(size, { name: `${name}_${size}`, text: text(size) });
-    return made.get(size);
+    let statement = made.get(size);
+    if (!statement) made.set(size, (statement = { name: `${name}_${size}`, text: text(size) }));
+    return statement;
   };
 }
 
-/** `($o+1::a, $o+2::b), (…)`: `size` rows of parameters cast as `casts`, numbered from `offset + 1`. */
+/**
+ * `($o+1::a, $o+2::b), (…)`: `size` rows of parameters cast as `casts`, numbered from `offset + 1`.
+ * @param {number} size
+ * @param {string[]} casts
+ */
 export function valueRows(size, casts, offset = 0) {
   const rows = Array.from({ length: size }, (_, row) =>
     casts.map((cast, column) => `$${offset + row * casts.length + column + 1}::${cast}`).join(', '),
@@ -120,22 +157,36 @@ export function valueRows(size, casts, offset = 0) {
   return `(${rows.join('), (')})`;
 }
 
-/** Item `i`'s values of `items` (arrays of the same length), column by column: a statement's unnest arrays. */
+/**
+ * Item `i`'s values of `items` (arrays of the same length), column by column: a statement's unnest arrays.
+ * @param {ReadonlyArray<readonly unknown[]>} items
+ * @param {number} count
+ */
 export function columnsOf(items, count) {
   return Array.from({ length: count }, (_, c) => items.map((item) => item[c]));
 }
 
-/** A node:http request's body as text. */
+/**
+ * A node:http request's body as text.
+ * @param {http.IncomingMessage} req
+ * @returns {Promise<string>}
+ */
 export function readBody(req) {
   return new Promise((resolve, reject) => {
+    /** @type {Buffer[]} */
     const chunks = [];
-    req.on('data', (chunk) => chunks.push(chunk));
+    req.on('data', (/** @type {Buffer} */ chunk) => chunks.push(chunk));
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
 }
 
-/** A JSON answer of node:http. */
+/**
+ * A JSON answer of node:http.
+ * @param {http.ServerResponse} res
+ * @param {number} status
+ * @param {unknown} body
+ */
 export function answerJson(res, status, body) {
   const bytes = Buffer.from(JSON.stringify(body));
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': bytes.length });
@@ -149,6 +200,10 @@ const knownTokens = new Set();
  * once, then finds it in memory: here every token counts as verified already), the JSON request, the one required
  * argument, and the webhook body (of an installation, instance and project the floor makes up). Answers 401 or 422
  * itself, and returns null then.
+ * @param {http.IncomingMessage} req
+ * @param {http.ServerResponse} res
+ * @param {string} raw
+ * @param {{ appId: string, tool: string }} floor
  */
 export function newCall(req, res, raw, { appId, tool }) {
   const token = req.headers.authorization;
@@ -157,7 +212,7 @@ export function newCall(req, res, raw, { appId, tool }) {
     return null;
   }
   if (!knownTokens.has(token)) knownTokens.add(token);
-  const agentId = req.url.split('/')[3];
+  const agentId = (req.url ?? '').split('/')[3];
   const input = JSON.parse(raw);
   if (input.tool !== tool || typeof input.arguments?.customer_id !== 'string') {
     answerJson(res, 422, { title: 'Unprocessable' });
@@ -187,6 +242,8 @@ export function newCall(req, res, raw, { appId, tool }) {
 /**
  * A node:http server on PORT (0: any port) that hands each request and its body to `call` (a failure answers 500),
  * and prints `<name> listening on <port>` once it listens.
+ * @param {string} name
+ * @param {(req: http.IncomingMessage, res: http.ServerResponse, raw: string) => Promise<void>} call
  */
 export function serveCalls(name, call) {
   const server = http.createServer((req, res) => {
@@ -199,10 +256,17 @@ export function serveCalls(name, call) {
   });
   server.keepAliveTimeout = 60_000;
   server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
-    console.log(`${name} listening on ${server.address().port}`);
+    const address = server.address();
+    console.log(`${name} listening on ${typeof address === 'object' ? address?.port : address}`);
   });
   return server;
 }
+
+/**
+ * A finished call's values, as `finishedCallStore` takes them.
+ * @typedef {[id: string, eventId: string, agentId: string, tool: string, dialogId: string, args: string,
+ *   bodyEnc: string | null, acceptedAt: Date, result: string, finishedAt: Date]} FinishedCallValues
+ */
 
 const INSERT_FINISHED_CALLS = {
   name: 'floor_insert_calls',
@@ -229,10 +293,12 @@ const INSERT_FINISHED_CALLS = {
  * answered 200) or 'mcp' (no HTTP status). The returned function takes a call's values, [id, eventId, agentId, tool,
  * dialogId, arguments (JSON text), bodyEnc, acceptedAt, result (JSON text), finishedAt], and resolves once its
  * statement committed.
+ * @param {pg.Pool} db
+ * @param {{ appId: string, handlerUrl: string, toolKind: 'http' | 'mcp' }} options
  */
 export function finishedCallStore(db, { appId, handlerUrl, toolKind }) {
   const httpStatus = toolKind === 'http' ? 200 : null;
-  return grouped((rows) => {
+  return grouped((/** @type {FinishedCallValues[]} */ rows) => {
     const [ids, eventIds, agentIds, tools, dialogs, args, bodies, accepted, results, finished] = columnsOf(rows, 10);
     const values = [ids, eventIds, appId, handlerUrl, agentIds, tools, dialogs, args, bodies, accepted];
     return db.query({ ...INSERT_FINISHED_CALLS, values: [...values, results, finished, toolKind, httpStatus] });

@@ -1,9 +1,15 @@
-// How the bench sends its load, and how it knows the handler got it: shared by run.mjs's rows and the diagnostics.
+// How the bench sends its load: in parallel, or paced.
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const sleep = (/** @type {number} */ ms) => new Promise((r) => setTimeout(r, ms));
 const now = () => performance.now();
 
-/** Runs `fn(i)` for i in [0, n) with `concurrency` loops. */
+/**
+ * Runs `fn(i)` for i in [0, n) with `concurrency` loops.
+ * @param {number} n
+ * @param {number} concurrency
+ * @param {(i: number) => Promise<unknown>} fn
+ * @param {AbortSignal} [signal]
+ */
 export async function inParallel(n, concurrency, fn, signal) {
   let next = 0;
   await Promise.all(
@@ -17,7 +23,13 @@ export async function inParallel(n, concurrency, fn, signal) {
   );
 }
 
-/** Runs `fn(i)` for i in [0, n), the i-th started `i / rate` seconds after the first, whether or not earlier ones ended. */
+/**
+ * Runs `fn(i)` for i in [0, n), the i-th started `i / rate` seconds after the first, whether or not earlier ones ended.
+ * @param {number} n
+ * @param {number} rate
+ * @param {(i: number) => Promise<unknown>} fn
+ * @param {AbortSignal} [signal]
+ */
 export async function paced(n, rate, fn, signal) {
   const t0 = now();
   const running = [];
@@ -28,10 +40,4 @@ export async function paced(n, rate, fn, signal) {
     running.push(fn(i));
   }
   await Promise.all(running);
-}
-
-/** How many requests bench/handler.mjs got on `path`, asked through `client` (an undici Client of the handler). */
-export async function handlerCount(client, path) {
-  const response = await client.request({ method: 'GET', path: '/_stats' });
-  return JSON.parse(await response.body.text()).counts[path] ?? 0;
 }

@@ -3,30 +3,56 @@ import { fork, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 
+/** @type {Set<TrackedProcess>} */
 const children = new Set();
 
-/** A free TCP port on 127.0.0.1. */
+/**
+ * A free TCP port on 127.0.0.1.
+ * @returns {Promise<number>}
+ */
 export function freePort() {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.unref();
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
+      const address = server.address();
+      if (address === null || typeof address === 'string') return reject(new Error(`not a TCP address: ${address}`));
+      server.close(() => resolve(address.port));
     });
   });
 }
 
+/**
+ * A child process the bench started, its output kept.
+ * @typedef {object} TrackedProcess
+ * @property {string} name
+ * @property {import('node:child_process').ChildProcess} child
+ * @property {number | undefined} pid
+ * @property {Promise<{ code: number | null, signal: NodeJS.Signals | null }>} exited
+ * @property {() => string} output
+ * @property {() => boolean} alive
+ * @property {(pattern: RegExp, timeoutMs?: number) => Promise<RegExpExecArray>} waitFor the match, once the output
+ *   matches `pattern` (not global)
+ * @property {(graceMs?: number) => Promise<void>} stop SIGTERM, then SIGKILL after graceMs
+ */
+
+/**
+ * @param {import('node:child_process').ChildProcess} child
+ * @param {string} name
+ * @returns {TrackedProcess}
+ */
 function track(child, name) {
   let output = '';
-  const keep = (chunk) => {
-    output += chunk;
+  const keep = (/** @type {Buffer} */ chunk) => {
+    output += chunk.toString();
     if (output.length > 200_000) output = output.slice(-100_000);
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
+  /** @type {Promise<{ code: number | null, signal: NodeJS.Signals | null }>} */
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  /** @type {TrackedProcess} */
   const proc = {
     name,
     child,
@@ -36,14 +62,15 @@ function track(child, name) {
     alive: () => child.exitCode === null && child.signalCode === null,
     async waitFor(pattern, timeoutMs = 30_000) {
       const until = Date.now() + timeoutMs;
-      while (!pattern.test(output)) {
+      for (;;) {
+        const match = pattern.exec(output);
+        if (match) return match;
         if (!proc.alive())
           throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}):\n${output.slice(-3000)}`);
         if (Date.now() > until)
           throw new Error(`${name} did not print ${pattern} within ${timeoutMs} ms:\n${output.slice(-3000)}`);
         await new Promise((r) => setTimeout(r, 25));
       }
-      return output.match(pattern);
     },
     /** SIGTERM, then SIGKILL after graceMs. */
     async stop(graceMs = 3_000) {
@@ -60,7 +87,19 @@ function track(child, name) {
   return proc;
 }
 
-/** Spawns `command args` with exactly `env` (plus PATH), output captured. */
+/**
+ * @typedef {object} StartOptions
+ * @property {Record<string, string>} [env] the whole environment (plus PATH)
+ * @property {string} [cwd]
+ */
+
+/**
+ * Spawns `command args` with exactly `env` (plus PATH), output captured.
+ * @param {string} name
+ * @param {string} command
+ * @param {string[]} args
+ * @param {StartOptions} [options]
+ */
 export function start(name, command, args, { env = {}, cwd } = {}) {
   const child = spawn(command, args, {
     cwd,
@@ -70,7 +109,12 @@ export function start(name, command, args, { env = {}, cwd } = {}) {
   return track(child, name);
 }
 
-/** Forks a node module with an IPC channel. */
+/**
+ * Forks a node module with an IPC channel.
+ * @param {string} name
+ * @param {string} modulePath
+ * @param {StartOptions} [options]
+ */
 export function startForked(name, modulePath, { env = {}, cwd } = {}) {
   const child = fork(modulePath, [], {
     cwd,
@@ -96,7 +140,10 @@ export function killAllSync() {
   }
 }
 
-/** Resident set size in MiB from /proc/<pid>/status (VmRSS), or null when the process is gone. */
+/**
+ * Resident set size in MiB from /proc/<pid>/status (VmRSS), or null when the process is gone (or never started).
+ * @param {number | undefined} pid
+ */
 export function rssMiB(pid) {
   try {
     const match = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -106,7 +153,10 @@ export function rssMiB(pid) {
   }
 }
 
-/** Samples the RSS of the given pids every `everyMs` until stopped; keeps the max of each. */
+/**
+ * Samples the RSS of the given pids every `everyMs` until stopped; keeps the max of each.
+ * @param {Record<string, number | undefined>} pids
+ */
 export function sampleRss(pids, everyMs = 200) {
   const max = Object.fromEntries(Object.keys(pids).map((k) => [k, 0]));
   const tick = () => {

@@ -22,7 +22,7 @@ const TOOLGATE_QUEUE = 'tool-call-delivery';
 const QUEUE_PREFIX = 'bench';
 const PROFILE = process.env.BENCH_PROFILE === '1';
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const sleep = (/** @type {number} */ ms) => new Promise((r) => setTimeout(r, ms));
 
 export async function startRedis() {
   const port = await freePort();
@@ -43,6 +43,7 @@ export async function startRedis() {
   return { proc, url, port };
 }
 
+/** @param {string} url */
 export async function flushRedis(url) {
   const redis = new Redis(url, { maxRetriesPerRequest: 1 });
   await redis.flushall();
@@ -66,27 +67,54 @@ export async function startEverything() {
   return { proc, url: `http://127.0.0.1:${port}/mcp` };
 }
 
+/**
+ * What bench/floor-worker.mjs sends over IPC: ready, armed for n jobs, and done with them.
+ * @typedef {{ type: 'ready' } | { type: 'armed' } | FloorWorkerDone} FloorWorkerMessage
+ * @typedef {{ type: 'done', count: number, failed: number }} FloorWorkerDone
+ */
+
+/**
+ * @param {string} redisUrl
+ * @param {string} handlerUrl
+ */
 export async function startFloorWorker(redisUrl, handlerUrl) {
   const proc = startForked('floor-worker', join(BENCH, 'floor-worker.mjs'), {
     env: { REDIS_URL: redisUrl, HANDLER_URL: handlerUrl },
   });
-  await new Promise((resolve, reject) => {
+  const messageOf = (/** @type {unknown} */ m) => /** @type {FloorWorkerMessage | undefined} */ (m);
+  /** @type {Promise<void>} */
+  const ready = new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`floor worker did not start:\n${proc.output()}`)), 15_000);
-    proc.child.on('message', (m) => m?.type === 'ready' && (clearTimeout(timer), resolve()));
+    proc.child.on('message', (/** @type {unknown} */ m) => {
+      if (messageOf(m)?.type === 'ready') {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
     proc.child.once('exit', () => reject(new Error(`floor worker exited:\n${proc.output()}`)));
   });
-  /** Arms the worker for `n` jobs; resolves (once armed) to {done}: a promise of the finish message. */
-  proc.arm = (n, signal) =>
+  await ready;
+  /**
+   * Arms the worker for `n` jobs; resolves (once armed) to {done}: a promise of the finish message.
+   * @param {number} n
+   * @param {AbortSignal} [signal]
+   * @returns {Promise<{ done: Promise<FloorWorkerDone> }>}
+   */
+  const arm = (n, signal) =>
     new Promise((resolveArmed, rejectArmed) => {
-      let resolveDone;
-      let rejectDone;
+      /** @type {(message: FloorWorkerDone) => void} */
+      let resolveDone = () => undefined;
+      /** @type {(error: Error) => void} */
+      let rejectDone = () => undefined;
+      /** @type {Promise<FloorWorkerDone>} */
       const done = new Promise((res, rej) => ((resolveDone = res), (rejectDone = rej)));
       done.catch(() => undefined);
-      const onMessage = (m) => {
-        if (m?.type === 'armed') resolveArmed({ done });
-        if (m?.type === 'done') {
+      const onMessage = (/** @type {unknown} */ m) => {
+        const message = messageOf(m);
+        if (message?.type === 'armed') resolveArmed({ done });
+        if (message?.type === 'done') {
           proc.child.off('message', onMessage);
-          resolveDone(m);
+          resolveDone(message);
         }
       };
       proc.child.on('message', onMessage);
@@ -97,16 +125,20 @@ export async function startFloorWorker(redisUrl, handlerUrl) {
         rejectDone(new Error('aborted'));
       });
     });
-  return proc;
+  return Object.assign(proc, { arm });
 }
 
-/** A schema-scoped pg client for reading tool_calls. */
+/**
+ * A schema-scoped pg client for reading tool_calls.
+ * @param {string} schema
+ */
 export async function schemaClient(schema) {
   const client = new pg.Client({ connectionString: PG_BASE, options: `-c search_path=${schema}` });
   await client.connect();
   return client;
 }
 
+/** @param {string} schema */
 async function dropSchema(schema) {
   const client = new pg.Client({ connectionString: PG_BASE });
   await client.connect();
@@ -117,18 +149,15 @@ async function dropSchema(schema) {
   }
 }
 
+/** @typedef {Awaited<ReturnType<typeof startToolgate>>} Stack */
+
 /**
  * Toolgate's API and worker on a fresh schema. `scale` is RETRY_TIME_SCALE.
- * Returns {api, worker, baseUrl, client, db, schema, stop()}.
+ * Returns {api, worker, baseUrl, client, db, schema, env, queue, stop()}.
+ * @param {{ redisUrl: string, scale?: number, label?: string, extraEnv?: Record<string, string> }} options
  */
-export async function startToolgate({
-  redisUrl,
-  scale = 1,
-  label = 'toolgate',
-  extraEnv = {},
-  dist = process.env.BENCH_DIST ?? 'dist',
-  cwd = ROOT,
-}) {
+export async function startToolgate({ redisUrl, scale = 1, label = 'toolgate', extraEnv = {} }) {
+  const dist = process.env.BENCH_DIST ?? 'dist';
   // Pass APP_DELIVERY_CONCURRENCY etc. through extraEnv; the defaults are Toolgate's own.
   await flushRedis(redisUrl);
   const schema = `bench_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
@@ -166,7 +195,7 @@ export async function startToolgate({
     throw new Error(`db-migrate failed (${migrate.status}):\n${migrate.stdout}${migrate.stderr}`);
 
   // BENCH_PROFILE=1: V8 CPU profiles of the API and the worker into bench/profiles/ (written at exit).
-  const profile = (name) =>
+  const profile = (/** @type {string} */ name) =>
     PROFILE
       ? [
           '--cpu-prof',
@@ -174,19 +203,19 @@ export async function startToolgate({
           `--cpu-prof-name=${label}-${name}-${Date.now()}.cpuprofile`,
         ]
       : [];
-  // `cwd`: where the processes write what node writes to its working directory (jitdumps of --perf-prof, say).
   const api = start(`${label}-api`, process.execPath, [...profile('api'), join(ROOT, dist, 'apps/api/src/main.js')], {
-    cwd,
+    cwd: ROOT,
     env,
   });
   const worker = start(
     `${label}-worker`,
     process.execPath,
     [...profile('worker'), join(ROOT, dist, 'apps/worker/src/main.js')],
-    { cwd, env },
+    { cwd: ROOT, env },
   );
   const baseUrl = `http://127.0.0.1:${port}`;
   const client = apiClient(baseUrl, { connections: 400 });
+  /** @type {pg.Client | undefined} */
   let db;
   const stack = {
     api,
@@ -196,9 +225,6 @@ export async function startToolgate({
     schema,
     env,
     queue: { name: TOOLGATE_QUEUE, prefix: QUEUE_PREFIX },
-    get db() {
-      return db;
-    },
     async stop({ keepSchema = process.env.BENCH_KEEP_SCHEMA === '1' } = {}) {
       await client.close().catch(() => undefined);
       await db?.end().catch(() => undefined);
@@ -235,14 +261,18 @@ export async function startToolgate({
       connection.disconnect();
     }
     db = await schemaClient(schema);
-    return stack;
+    return { ...stack, db };
   } catch (error) {
     await stack.stop().catch(() => undefined);
     throw error;
   }
 }
 
-/** `NAME=value,NAME=value` as an object (values hold no commas). */
+/**
+ * `NAME=value,NAME=value` as an object (values hold no commas).
+ * @param {string | undefined} list
+ * @returns {Record<string, string>}
+ */
 export function benchEnv(list) {
   if (!list) return {};
   return Object.fromEntries(
@@ -253,7 +283,11 @@ export function benchEnv(list) {
   );
 }
 
-/** The id of the first app on the schema of `stack`: the floors of the work store their calls as its. */
+/**
+ * The id of the first app on the schema of `stack`: the floors of the work store their calls as its.
+ * @param {Stack} stack
+ * @returns {Promise<string>}
+ */
 async function firstAppId(stack) {
   const db = await schemaClient(stack.schema);
   try {
@@ -265,21 +299,15 @@ async function firstAppId(stack) {
 
 /**
  * bench/instant-floor-server.mjs on the schema of `stack` (a Toolgate started to hold the tables and the app),
- * calling `handlerUrl`, answering calls of `tool`. Returns {proc, pid, url}. `nodeOptions`, `cwd`: as Toolgate's
- * (perf's jitdump).
+ * calling `handlerUrl`, answering calls of `tool`. Returns {proc, pid, url}.
+ * @param {Stack} stack
+ * @param {string} handlerUrl
+ * @param {string} tool
  */
-export async function startInstantFloor(stack, handlerUrl, tool, { nodeOptions, cwd } = {}) {
+export async function startInstantFloor(stack, handlerUrl, tool) {
   const appId = await firstAppId(stack);
   const proc = start('instant-floor', process.execPath, [join(BENCH, 'instant-floor-server.mjs')], {
-    cwd,
-    env: {
-      PORT: '0',
-      DATABASE_URL: stack.env.DATABASE_URL,
-      HANDLER_URL: handlerUrl,
-      APP_ID: appId,
-      TOOL: tool,
-      ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
-    },
+    env: { PORT: '0', DATABASE_URL: stack.env.DATABASE_URL, HANDLER_URL: handlerUrl, APP_ID: appId, TOOL: tool },
   });
   const [, port] = await proc.waitFor(/floor listening on (\d+)/, 15_000);
   return { proc, pid: proc.pid, url: `http://127.0.0.1:${port}` };
@@ -289,6 +317,8 @@ export async function startInstantFloor(stack, handlerUrl, tool, { nodeOptions, 
  * The floor of an MCP call's work through a proxy (bench/mcp-floor-proxy.mjs) on the schema of `stack`, relaying to
  * the MCP server at `mcpUrl` and storing its calls as those of the schema's first app. Returns {proc, pid, url}: its
  * MCP endpoint.
+ * @param {Stack} stack
+ * @param {string} mcpUrl
  */
 export async function startMcpFloor(stack, mcpUrl) {
   const appId = await firstAppId(stack);
@@ -303,11 +333,12 @@ export async function startMcpFloor(stack, mcpUrl) {
  * The floor of a queued call's work (bench/queued-floor-accept.mjs and bench/queued-floor-deliver.mjs, two processes
  * as Toolgate's API and worker) on the schema of `stack`, storing its calls as those of `appId` (an app of its own,
  * so that its calls are counted apart), calling `handlerUrl`, answering calls of `tool`, queueing on `redisUrl`.
- * `nodeOptions`, `cwd`: as Toolgate's (perf's jitdump). Returns {url, acceptPid, deliverPid, output(), stop()}.
+ * Returns {url, acceptPid, deliverPid, output(), stop()}.
+ * @param {Stack} stack
+ * @param {{ appId: string, handlerUrl: string, tool: string, redisUrl: string }} options
  */
-export async function startQueuedFloor(stack, { appId, handlerUrl, tool, redisUrl, nodeOptions, cwd }) {
+export async function startQueuedFloor(stack, { appId, handlerUrl, tool, redisUrl }) {
   const env = {
-    ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
     DATABASE_URL: stack.env.DATABASE_URL,
     REDIS_URL: redisUrl,
     FLOOR_QUEUE: 'queued-floor',
@@ -315,13 +346,9 @@ export async function startQueuedFloor(stack, { appId, handlerUrl, tool, redisUr
     FLOOR_KEY: randomBytes(32).toString('base64'),
     HANDLER_URL: handlerUrl,
   };
-  const deliver = start('queued-floor-deliver', process.execPath, [join(BENCH, 'queued-floor-deliver.mjs')], {
-    env,
-    cwd,
-  });
+  const deliver = start('queued-floor-deliver', process.execPath, [join(BENCH, 'queued-floor-deliver.mjs')], { env });
   const accept = start('queued-floor-accept', process.execPath, [join(BENCH, 'queued-floor-accept.mjs')], {
     env: { ...env, PORT: '0', APP_ID: appId, TOOL: tool },
-    cwd,
   });
   await deliver.waitFor(/queued floor worker ready/, 15_000);
   const [, port] = await accept.waitFor(/queued floor listening on (\d+)/, 15_000);

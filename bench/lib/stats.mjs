@@ -1,6 +1,10 @@
 // Percentiles over samples, and medians with spread over runs.
 
-/** Nearest-rank percentile (p in 0..100) of an array of numbers. */
+/**
+ * Nearest-rank percentile (p in 0..100) of an array of numbers.
+ * @param {ArrayLike<number>} values
+ * @param {number} p
+ */
 export function percentile(values, p) {
   if (values.length === 0) return NaN;
   const sorted = Float64Array.from(values).sort();
@@ -8,6 +12,7 @@ export function percentile(values, p) {
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
 }
 
+/** @param {number[]} values */
 export function median(values) {
   const finite = values.filter((v) => Number.isFinite(v));
   if (finite.length === 0) return NaN;
@@ -16,14 +21,20 @@ export function median(values) {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-/** {median, min, max, n} of per-run values. */
+/**
+ * {median, min, max, n} of per-run values.
+ * @param {number[]} values
+ */
 export function spread(values) {
   const finite = values.filter((v) => Number.isFinite(v));
   if (finite.length === 0) return { median: NaN, min: NaN, max: NaN, n: 0 };
   return { median: median(finite), min: Math.min(...finite), max: Math.max(...finite), n: finite.length };
 }
 
-/** A number with sensible precision for the table. */
+/**
+ * A number with sensible precision for the table.
+ * @param {number | null | undefined} value
+ */
 export function fmt(value, unit = '') {
   if (value === null || value === undefined || Number.isNaN(value)) return '–';
   const abs = Math.abs(value);
@@ -35,7 +46,10 @@ export function fmt(value, unit = '') {
   return unit ? `${text} ${unit}` : text;
 }
 
-/** "median (min–max)" of per-run values; only the median when there was one run. */
+/**
+ * "median (min–max)" of per-run values; only the median when there was one run.
+ * @param {number[]} values
+ */
 export function fmtSpread(values, unit = '') {
   const s = spread(values);
   if (s.n === 0) return '–';

@@ -342,7 +342,7 @@ describe('the hot path on pg prepared statements', () => {
         } as const;
         const row = { ...attempt, id: `att_${id}`, callId: id, round: 1, n: 1, responseExcerpt: `ok ${i}` };
         return calls
-          .record(row, transition)
+          .record(row, transition, { executionMode: 'wait' })
           .then((moved) => moved !== null && moved.status === transition.status)
           .catch((error: { code?: string }) => error.code);
       };

@@ -55,7 +55,9 @@ const refused = (code: string) => Object.assign(new Error('invalid input'), { co
 describe('ToolCallLedger.record', () => {
   it('stores a minimal record when Postgres refuses the values, instead of throwing into a job retry', async () => {
     const { repository, calls } = poolFailing(refused('22P05'));
-    await expect(repository.record(attempt, transition)).resolves.toMatchObject({ id: 'call_1' });
+    await expect(repository.record(attempt, transition, { executionMode: 'wait' })).resolves.toMatchObject({
+      id: 'call_1',
+    });
     expect(calls).toHaveLength(2);
     expect(calls[1]).toContain('[the details could not be recorded]');
     expect(calls[1]).not.toContain('odd');
@@ -70,14 +72,16 @@ describe('ToolCallLedger.record', () => {
       resultText: null,
       error: { kind: 'http_status', message: 'odd' },
     };
-    await repository.record({ ...attempt, error: 'odd' }, failed);
+    await repository.record({ ...attempt, error: 'odd' }, failed, { executionMode: 'wait' });
     expect(calls[1]).toContain('{"kind":"http_status","message":"the details could not be recorded"}');
     expect(calls[1]).not.toContain('odd');
   });
 
   it('throws what is not about the values (Postgres away): the job is retried', async () => {
     const { repository, calls } = poolFailing(new Error('connection refused'));
-    await expect(repository.record(attempt, transition)).rejects.toThrow('connection refused');
+    await expect(repository.record(attempt, transition, { executionMode: 'wait' })).rejects.toThrow(
+      'connection refused',
+    );
     expect(calls).toHaveLength(1);
   });
 });

@@ -77,7 +77,7 @@ export class AttemptRecorder {
       httpStatus: row.httpStatus,
       responseExcerpt: row.responseExcerpt,
     };
-    const moved = await this.calls.record(attempt, transition);
+    const moved = await this.calls.record(attempt, transition, call);
     this.metrics.recordAttempt(row.outcome, durationMs);
     if (!moved) return { call: (await this.calls.getById(call.id)) ?? call, moved: false };
     if (isTerminal(moved.status)) this.finished.announce(moved, moved.status);

@@ -23,7 +23,19 @@ export interface ManagedRedis {
 /** Retry offsets × 0.2: attempt 2 of the `5m` window is due 3 s after attempt 1. */
 const RETRY_TIME_SCALE = 0.2;
 
-export function describeCallsEndToEnd(name: string, redis: () => ManagedRedis): void {
+/** What runs the calls: the API with an in-process worker, a second API replica, the handler. */
+export interface RunningToolgate {
+  stack: TestStack;
+  replica: TestApi;
+  handler: WebhookHandler;
+}
+
+/** `thenWhileRunning`: checks run after the calls, while the API and worker still hold their connections. */
+export function describeCallsEndToEnd(
+  name: string,
+  redis: () => ManagedRedis,
+  thenWhileRunning: Record<string, (running: RunningToolgate) => Promise<void>> = {},
+): void {
   describe(`calls end to end on ${name}`, () => {
     let stack: TestStack;
     let replica: TestApi;
@@ -127,5 +139,7 @@ export function describeCallsEndToEnd(name: string, redis: () => ManagedRedis): 
         expect((await list(replica)).body.data[0].description).toBe('[App "Shop"] New words for the model'),
       );
     });
+
+    for (const [title, check] of Object.entries(thenWhileRunning)) it(title, () => check({ stack, replica, handler }));
   });
 }

@@ -59,6 +59,7 @@ export class ToolsetGenerations implements OnModuleDestroy {
     // This replica's next read sees the change at once; the others when the message arrives.
     for (const key of agentKeys) this.hear(key);
     await whenConnected(this.redis);
+    // One pipeline even on a Redis Cluster: the counters share the hash tag of QUEUE_PREFIX, so one slot and node.
     const pipeline = this.redis.pipeline();
     // The counters outlive any cache entry (those expire within minutes); a day bounds Redis use.
     for (const key of agentKeys) pipeline.incr(this.prefix + key).expire(this.prefix + key, 86_400);

@@ -84,6 +84,7 @@ export class DeliveryQueue implements OnModuleDestroy {
   async enqueueMissingAttempts(attempts: { call: QueuedCall; n: number }[]): Promise<number> {
     if (attempts.length === 0) return 0;
     const jobs = attempts.map(({ call, n }) => attemptJob(call, n));
+    // One pipeline even on a Redis Cluster: the job keys share the hash tag of QUEUE_PREFIX, so one slot and node.
     const lookup = this.connection.pipeline(jobs.map((job) => ['exists', this.queue.toKey(deliveryJobId(job))]));
     const found = await withinMs(lookup.exec(), 5 * REQUEST_COMMAND_TIMEOUT_MS, `looking up ${jobs.length} jobs`);
     const missing = jobs.filter((_, i) => {

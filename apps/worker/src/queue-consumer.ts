@@ -1,10 +1,9 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { DelayedError, type Job, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { ENV, type Env } from '../../../libs/config/src/index.js';
 import { DeliveryGate } from '../../../libs/domain/src/index.js';
 import { JOB_NAMES, TOOL_CALL_DELIVERY_QUEUE, jobNamesWithoutProcessor } from '../../../libs/queue/src/index.js';
-import { createRedisConnection } from '../../../libs/redis/src/index.js';
+import { type RedisConnection, createRedisConnection, redisTargetOf } from '../../../libs/redis/src/index.js';
 import { JOB_PROCESSORS, type JobProcessor } from './job-processor.js';
 
 export class MissingProcessorError extends Error {}
@@ -26,7 +25,7 @@ export const WAITING_PER_SLOT = 20;
 export class QueueConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Worker');
   private worker?: Worker;
-  private connection?: Redis;
+  private connection?: RedisConnection;
   private readonly byName: Map<string, JobProcessor>;
   private readonly gate: DeliveryGate;
 
@@ -50,8 +49,7 @@ export class QueueConsumer implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    if (!this.env.REDIS_URL) throw new Error('REDIS_URL is not set: npm start sets it for the local Redis');
-    const connection = createRedisConnection(this.env.REDIS_URL);
+    const connection = createRedisConnection(redisTargetOf(this.env));
     this.connection = connection;
     connection.on('error', () => undefined); // the worker waits for Redis to return; the Worker reports errors
     await connection.ping();

@@ -1,10 +1,11 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import { ENV, type Env } from '../../config/src/index.js';
 import {
   REQUEST_COMMAND_TIMEOUT_MS,
+  type RedisConnection,
   createRedisConnection,
   createRequestConnection,
+  redisTargetOf,
   whenClosed,
   whenConnected,
   withinMs,
@@ -44,9 +45,9 @@ interface Outgoing {
 @Injectable()
 export class CallEvents implements OnModuleDestroy {
   private readonly channels: Record<Kind, string>;
-  private publisher?: Redis;
-  private subscriber?: Promise<Redis>;
-  private subscriberConnection?: Redis;
+  private publisher?: RedisConnection;
+  private subscriber?: Promise<RedisConnection>;
+  private subscriberConnection?: RedisConnection;
   private readonly listeners = new Map<string, Set<Listener>>();
   private readonly outgoing = new Map<Kind, Outgoing>();
   private destroyed = false;
@@ -143,7 +144,7 @@ export class CallEvents implements OnModuleDestroy {
     };
   }
 
-  private ensureSubscribed(): Promise<Redis> {
+  private ensureSubscribed(): Promise<RedisConnection> {
     this.subscriber ??= (async () => {
       const redis = this.connect('subscriber');
       this.subscriberConnection = redis;
@@ -179,10 +180,9 @@ export class CallEvents implements OnModuleDestroy {
   }
 
   /** Publishing is best effort and fails fast; the subscriber keeps its SUBSCRIBE until Redis is back. */
-  private connect(kind: 'publisher' | 'subscriber'): Redis {
-    if (!this.env.REDIS_URL) throw new Error('REDIS_URL is not set');
-    const url = this.env.REDIS_URL;
-    const redis = kind === 'publisher' ? createRequestConnection(url) : createRedisConnection(url);
+  private connect(kind: 'publisher' | 'subscriber'): RedisConnection {
+    const target = redisTargetOf(this.env);
+    const redis = kind === 'publisher' ? createRequestConnection(target) : createRedisConnection(target);
     redis.on('error', () => undefined);
     return redis;
   }

@@ -1,10 +1,11 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import { ENV, type Env } from '../../config/src/index.js';
 import {
   REQUEST_COMMAND_TIMEOUT_MS,
+  type RedisConnection,
   createRedisConnection,
   createRequestConnection,
+  redisTargetOf,
   whenConnected,
   withinMs,
 } from '../../redis/src/index.js';
@@ -24,10 +25,10 @@ const MAX_HEARD_AGENTS = 100_000;
  */
 @Injectable()
 export class ToolsetGenerations implements OnModuleDestroy {
-  private readonly redis: Redis;
+  private readonly redis: RedisConnection;
   private readonly prefix: string;
   private readonly channel: string;
-  private subscriber?: Redis;
+  private subscriber?: RedisConnection;
   private firstSubscription?: Promise<void>;
   private firstWait?: Promise<void>;
   private live = false;
@@ -35,9 +36,8 @@ export class ToolsetGenerations implements OnModuleDestroy {
   private readonly heard = new Map<string, number>();
 
   constructor(@Inject(ENV) private readonly env: Env) {
-    if (!env.REDIS_URL) throw new Error('REDIS_URL is not set');
     // Fails fast: without Redis the toolset is read from the database.
-    this.redis = createRequestConnection(env.REDIS_URL);
+    this.redis = createRequestConnection(redisTargetOf(env));
     this.redis.on('error', () => undefined);
     this.prefix = `${env.QUEUE_PREFIX}:toolset-gen:`;
     this.channel = `${env.QUEUE_PREFIX}:toolset-bumped`;
@@ -59,6 +59,7 @@ export class ToolsetGenerations implements OnModuleDestroy {
     // This replica's next read sees the change at once; the others when the message arrives.
     for (const key of agentKeys) this.hear(key);
     await whenConnected(this.redis);
+    // One pipeline even on a Redis Cluster: the counters share the hash tag of QUEUE_PREFIX, so one slot and node.
     const pipeline = this.redis.pipeline();
     // The counters outlive any cache entry (those expire within minutes); a day bounds Redis use.
     for (const key of agentKeys) pipeline.incr(this.prefix + key).expire(this.prefix + key, 86_400);
@@ -69,7 +70,7 @@ export class ToolsetGenerations implements OnModuleDestroy {
   /** Subscribes once (again on every reconnect); resolves when the first subscription is live. */
   private subscribe(): Promise<void> {
     this.firstSubscription ??= new Promise<void>((resolve) => {
-      const subscriber = createRedisConnection(this.env.REDIS_URL ?? '', {
+      const subscriber = createRedisConnection(redisTargetOf(this.env), {
         autoResubscribe: false,
         connectionName: `${this.env.QUEUE_PREFIX}:toolset-generations`,
       });

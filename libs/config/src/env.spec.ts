@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { developmentDefaultsInUse, parseEnv } from './env.js';
 
@@ -44,8 +47,33 @@ describe('parseEnv', () => {
     ['DNS_TIMEOUT_MS', '10'],
     ['CALL_RETENTION_DAYS', '0'],
     ['CALL_RETENTION_DAYS', '1.5'],
+    ['REDIS_TLS_CA_FILE', '/nonexistent/ca.pem'],
+    ['REDIS_TLS_CA_FILE', '/etc/hostname'],
+    ['REDIS_CLUSTER', 'yes'],
+    ['QUEUE_PREFIX', '{a}{b}'],
+    ['QUEUE_PREFIX', 'with space'],
   ])('refuses a bad %s and names it', (name, value) => {
     expect(() => parseEnv({ [name]: value })).toThrow(new RegExp(`^Invalid configuration:\\n  ${name}: `));
+  });
+
+  it('hash-tags the default queue prefix only on a Redis Cluster, and refuses a prefix without a tag there', () => {
+    expect(parseEnv({}).QUEUE_PREFIX).toBe('toolgate');
+    expect(parseEnv({ REDIS_CLUSTER: 'true' }).QUEUE_PREFIX).toBe('{toolgate}');
+    expect(parseEnv({ REDIS_CLUSTER: 'true', QUEUE_PREFIX: 'eu:{toolgate}' }).QUEUE_PREFIX).toBe('eu:{toolgate}');
+    expect(parseEnv({ QUEUE_PREFIX: '{toolgate}' }).QUEUE_PREFIX).toBe('{toolgate}');
+    expect(() => parseEnv({ REDIS_CLUSTER: 'true', QUEUE_PREFIX: 'toolgate' })).toThrow(
+      /QUEUE_PREFIX: needs a hash tag with REDIS_CLUSTER=true \(e.g. \{toolgate\}\)/,
+    );
+  });
+
+  it('takes a CA file of PEM certificates for a rediss:// URL only', () => {
+    const caFile = join(mkdtempSync(join(tmpdir(), 'toolgate-env-')), 'ca.pem');
+    writeFileSync(caFile, '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+    const tls = { REDIS_URL: 'rediss://redis.example.com:6380', REDIS_TLS_CA_FILE: caFile };
+    expect(parseEnv(tls).REDIS_TLS_CA_FILE).toBe(caFile);
+    expect(() => parseEnv({ ...tls, REDIS_URL: 'redis://redis.example.com:6379' })).toThrow(
+      /REDIS_TLS_CA_FILE: needs a rediss:\/\/ REDIS_URL/,
+    );
   });
 
   it("takes DNS servers as comma-separated host:port (the system resolver's when unset)", () => {

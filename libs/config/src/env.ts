@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Resolver } from 'node:dns';
 import { z } from 'zod';
 
@@ -48,12 +49,33 @@ const dnsServers = z.string().transform((value, ctx) => {
   return servers;
 });
 
+// A readable PEM file holding at least one certificate (the CA of a managed Redis).
+const caFile = z.string().superRefine((path, ctx) => {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    });
+    return;
+  }
+  if (!text.includes('-----BEGIN CERTIFICATE-----'))
+    ctx.addIssue({ code: 'custom', message: `${path} holds no PEM certificate (-----BEGIN CERTIFICATE-----)` });
+});
+
+/** A BullMQ prefix: letters, digits, "_", ":" and "-", with at most one Redis Cluster hash tag (`{toolgate}`). */
+const QUEUE_PREFIX_PATTERN = /^[A-Za-z0-9_:-]*(\{[A-Za-z0-9_:-]+\})?[A-Za-z0-9_:-]*$/;
+
 export const EnvSchema = z
   .object({
     NODE_ENV: z.string().default('development'),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, message: 'expected postgresql://…' }).optional(),
     REDIS_URL: z.url({ protocol: /^rediss?$/, message: 'expected redis://…' }).optional(),
+    REDIS_TLS_CA_FILE: caFile.optional(),
+    REDIS_CLUSTER: booleanString.default(false),
     AUTH_JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     AUTH_JWKS_URL: z.url({ protocol: /^https?$/ }).optional(),
     SECRETS_KEYS: secretsKeys.optional(),
@@ -75,16 +97,29 @@ export const EnvSchema = z
     AGENT_MAX_CONCURRENT_WAITS: z.coerce.number().int().min(1).max(10_000).default(20),
     WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
     WORKER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+    // Unset: `toolgate`, or `{toolgate}` when REDIS_CLUSTER (every key in one slot, as BullMQ's scripts need).
     QUEUE_PREFIX: z
       .string()
-      .regex(/^[A-Za-z0-9_:-]{1,64}$/, 'letters, digits, "_", ":" and "-"')
-      .default('toolgate'),
+      .max(64)
+      .regex(QUEUE_PREFIX_PATTERN, 'letters, digits, "_", ":" and "-", with at most one {hash tag}')
+      .optional(),
     DNS_SERVERS: dnsServers.optional(),
     DNS_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
   })
+  .superRefine((env, ctx) => {
+    if (env.REDIS_TLS_CA_FILE && env.REDIS_URL && !env.REDIS_URL.startsWith('rediss:'))
+      ctx.addIssue({ code: 'custom', path: ['REDIS_TLS_CA_FILE'], message: 'needs a rediss:// REDIS_URL' });
+    if (env.REDIS_CLUSTER && env.QUEUE_PREFIX !== undefined && !env.QUEUE_PREFIX.includes('{'))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['QUEUE_PREFIX'],
+        message: `needs a hash tag with REDIS_CLUSTER=true (e.g. {${env.QUEUE_PREFIX}}): BullMQ's keys must share a slot`,
+      });
+  })
   .transform((env) => ({
     ...env,
+    QUEUE_PREFIX: env.QUEUE_PREFIX ?? (env.REDIS_CLUSTER ? '{toolgate}' : 'toolgate'),
     PUBLIC_BASE_URL: (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
   }));
 

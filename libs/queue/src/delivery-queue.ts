@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { ENV, type Env } from '../../config/src/index.js';
 import {
   DELIVER_TOOL_CALL_JOB,
@@ -9,7 +8,13 @@ import {
   attemptJob,
   deliveryJobId,
 } from './jobs.js';
-import { REQUEST_COMMAND_TIMEOUT_MS, createRequestConnection, withinMs } from '../../redis/src/index.js';
+import {
+  REQUEST_COMMAND_TIMEOUT_MS,
+  type RedisConnection,
+  createRequestConnection,
+  redisTargetOf,
+  withinMs,
+} from '../../redis/src/index.js';
 import { RoundTripBatches } from './round-trip-batches.js';
 
 /** The fields of a call its attempt's job is made of. */
@@ -25,7 +30,7 @@ interface AttemptAdd {
 @Injectable()
 export class DeliveryQueue implements OnModuleDestroy {
   private readonly logger = new Logger('DeliveryQueue');
-  private readonly connection: Redis;
+  private readonly connection: RedisConnection;
   readonly queue: Queue;
   /** Adds that arrive together (the calls one batched INSERT stored, say) go to Redis in one round trip. */
   private readonly adds = new RoundTripBatches<AttemptAdd>(
@@ -34,10 +39,9 @@ export class DeliveryQueue implements OnModuleDestroy {
   );
 
   constructor(@Inject(ENV) env: Env) {
-    if (!env.REDIS_URL) throw new Error('REDIS_URL is not set');
     // Fails fast: a call is stored before it is queued, so a failed enqueue only delays it to the reconciler.
     // Without auto-pipelining (see createRequestConnection): `adds` batches what arrives together.
-    this.connection = createRequestConnection(env.REDIS_URL, { autoPipelining: false });
+    this.connection = createRequestConnection(redisTargetOf(env), { autoPipelining: false });
     this.connection.on('error', () => undefined); // ioredis reconnects; callers see failed commands
     this.queue = new Queue(TOOL_CALL_DELIVERY_QUEUE, {
       connection: this.connection,
@@ -80,6 +84,7 @@ export class DeliveryQueue implements OnModuleDestroy {
   async enqueueMissingAttempts(attempts: { call: QueuedCall; n: number }[]): Promise<number> {
     if (attempts.length === 0) return 0;
     const jobs = attempts.map(({ call, n }) => attemptJob(call, n));
+    // One pipeline even on a Redis Cluster: the job keys share the hash tag of QUEUE_PREFIX, so one slot and node.
     const lookup = this.connection.pipeline(jobs.map((job) => ['exists', this.queue.toKey(deliveryJobId(job))]));
     const found = await withinMs(lookup.exec(), 5 * REQUEST_COMMAND_TIMEOUT_MS, `looking up ${jobs.length} jobs`);
     const missing = jobs.filter((_, i) => {

@@ -1,7 +1,6 @@
 import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import { ENV, type Env } from '../../config/src/index.js';
-import { createProbeConnection } from './redis.js';
+import { type RedisConnection, createProbeConnection, redisTargetOf } from './redis.js';
 
 /** Injection token of the fail-fast Redis connection used by readiness checks. */
 export const REDIS_PROBE = Symbol('REDIS_PROBE');
@@ -13,8 +12,7 @@ export const REDIS_PROBE = Symbol('REDIS_PROBE');
       provide: REDIS_PROBE,
       inject: [ENV],
       useFactory: (env: Env) => {
-        if (!env.REDIS_URL) throw new Error('REDIS_URL is not set: npm start sets it for the local Redis');
-        const redis = createProbeConnection(env.REDIS_URL);
+        const redis = createProbeConnection(redisTargetOf(env));
         redis.on('error', () => undefined); // readiness reports it; reconnects on its own
         return redis;
       },
@@ -23,7 +21,7 @@ export const REDIS_PROBE = Symbol('REDIS_PROBE');
   exports: [REDIS_PROBE],
 })
 export class RedisModule implements OnApplicationShutdown {
-  constructor(@Inject(REDIS_PROBE) private readonly redis: Redis) {}
+  constructor(@Inject(REDIS_PROBE) private readonly redis: RedisConnection) {}
 
   onApplicationShutdown(): void {
     this.redis.disconnect();

@@ -1,11 +1,59 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { readFileSync } from 'node:fs';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
 
 /** How long a request path waits for one Redis command (a healthy Redis answers in a millisecond). */
 export const REQUEST_COMMAND_TIMEOUT_MS = 1000;
 
+/** Where Toolgate's Redis is: REDIS_URL, REDIS_TLS_CA_FILE and REDIS_CLUSTER (libs/config/src/env.ts). */
+export interface RedisTarget {
+  url: string;
+  /** PEM file of the CA that signed the server's certificate (a `rediss://` URL); the system's CAs when unset. */
+  tlsCaFile?: string;
+  /** The URL is one node of a Redis Cluster: the others are found from it. */
+  cluster?: boolean;
+}
+
+/** A connection to a single Redis or to a Redis Cluster: both take the same commands. */
+export type RedisConnection = Redis | Cluster;
+
+/** The Redis of the environment, or an error saying that REDIS_URL is unset. */
+export function redisTargetOf(env: {
+  REDIS_URL?: string;
+  REDIS_TLS_CA_FILE?: string;
+  REDIS_CLUSTER?: boolean;
+}): RedisTarget {
+  if (!env.REDIS_URL) throw new Error('REDIS_URL is not set: npm start sets it for the local Redis');
+  return { url: env.REDIS_URL, tlsCaFile: env.REDIS_TLS_CA_FILE, cluster: env.REDIS_CLUSTER };
+}
+
+/**
+ * Opens a connection to the target with `options` (for a cluster, each node's connection gets them). A `rediss://` URL
+ * connects with TLS, verified against REDIS_TLS_CA_FILE when set; the URL's user and password (an ACL user)
+ * authenticate every connection, a cluster's node and subscriber connections too.
+ */
+function connect(target: RedisTarget | string, options: RedisOptions): RedisConnection {
+  const { url, tlsCaFile, cluster } = typeof target === 'string' ? { url: target } : target;
+  const parsed = new URL(url);
+  const tls = parsed.protocol === 'rediss:' ? { ca: tlsCaFile ? readFileSync(tlsCaFile) : undefined } : undefined;
+  if (!cluster) return new Redis(url, tls ? { ...options, tls } : options);
+  // The cluster queues or fails commands and pipelines them itself; it opens its node connections when it needs them.
+  const { enableOfflineQueue, enableAutoPipelining, lazyConnect: _, ...perNode } = options;
+  const seed = { host: parsed.hostname.replace(/^\[|\]$/g, ''), port: Number(parsed.port || 6379) };
+  return new Cluster([seed], {
+    enableOfflineQueue,
+    enableAutoPipelining,
+    redisOptions: {
+      ...perNode,
+      username: parsed.username ? decodeURIComponent(parsed.username) : undefined,
+      password: parsed.password ? decodeURIComponent(parsed.password) : undefined,
+      tls,
+    },
+  });
+}
+
 /** A connection for BullMQ workers: commands wait for a reconnect instead of failing (BullMQ's production guide). */
-export function createRedisConnection(url: string, options: RedisOptions = {}): Redis {
-  return new Redis(url, { maxRetriesPerRequest: null, ...options });
+export function createRedisConnection(target: RedisTarget | string, options: RedisOptions = {}): RedisConnection {
+  return connect(target, { maxRetriesPerRequest: null, ...options });
 }
 
 /**
@@ -17,8 +65,8 @@ export function createRedisConnection(url: string, options: RedisOptions = {}): 
  * (about 0.1 ms per pipeline, each lone command its own), so a queue's connection batches its adds itself.
  * Never for a blocking connection.
  */
-export function createRequestConnection(url: string, { autoPipelining = true } = {}): Redis {
-  return new Redis(url, {
+export function createRequestConnection(target: RedisTarget | string, { autoPipelining = true } = {}): RedisConnection {
+  return connect(target, {
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
     commandTimeout: REQUEST_COMMAND_TIMEOUT_MS,
@@ -27,8 +75,8 @@ export function createRequestConnection(url: string, { autoPipelining = true } =
 }
 
 /** A connection for health checks: fails fast instead of queueing while Redis is away. */
-export function createProbeConnection(url: string): Redis {
-  return new Redis(url, {
+export function createProbeConnection(target: RedisTarget | string): RedisConnection {
+  return connect(target, {
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
     connectTimeout: 2000,
@@ -36,8 +84,8 @@ export function createProbeConnection(url: string): Redis {
   });
 }
 
-const connecting = new WeakMap<Redis, Promise<void>>();
-const closing = new WeakMap<Redis, Promise<void>>();
+const connecting = new WeakMap<RedisConnection, Promise<void>>();
+const closing = new WeakMap<RedisConnection, Promise<void>>();
 
 /**
  * Resolves when a fail-fast connection can take commands: at once when it is ready, after its
@@ -45,7 +93,7 @@ const closing = new WeakMap<Redis, Promise<void>>();
  * many wait, the connection carries one pair of listeners (a burst of first publishes added one
  * pair each, and Node printed a listener leak warning, not a JSON line, past ten).
  */
-export function whenConnected(redis: Redis, ms = REQUEST_COMMAND_TIMEOUT_MS): Promise<void> {
+export function whenConnected(redis: RedisConnection, ms = REQUEST_COMMAND_TIMEOUT_MS): Promise<void> {
   if (redis.status === 'ready') return Promise.resolve();
   if (!['wait', 'connecting', 'connect'].includes(redis.status))
     return Promise.reject(new Error(`Redis is away (${redis.status})`));
@@ -71,7 +119,7 @@ export function whenConnected(redis: Redis, ms = REQUEST_COMMAND_TIMEOUT_MS): Pr
 }
 
 /** Resolves when the connection next closes; one listener however many wait. */
-export function whenClosed(redis: Redis): Promise<void> {
+export function whenClosed(redis: RedisConnection): Promise<void> {
   let closed = closing.get(redis);
   if (!closed) {
     closed = new Promise<void>((resolve) =>

@@ -1,9 +1,8 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import { ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import type { Redis } from 'ioredis';
 import { DatabaseHealthRepository } from '../../../../libs/persistence/src/index.js';
-import { REDIS_PROBE } from '../../../../libs/redis/src/index.js';
+import { REDIS_PROBE, type RedisConnection } from '../../../../libs/redis/src/index.js';
 import { Answers, Operation, jsonSchemaOf } from '../common/openapi.js';
 import { problem } from '../common/problem-details.filter.js';
 import { LiveResponseSchema, NotReadyResponseSchema, ReadyResponseSchema } from './health.schemas.js';
@@ -22,7 +21,7 @@ function withTimeout<T>(promise: Promise<T>): Promise<T> {
 export class HealthController {
   constructor(
     private readonly database: DatabaseHealthRepository,
-    @Inject(REDIS_PROBE) private readonly redis: Redis,
+    @Inject(REDIS_PROBE) private readonly redis: RedisConnection,
   ) {}
 
   @Get('live')

@@ -258,4 +258,13 @@ describe('the queue dashboard', () => {
     expect(missing.body.detail).toMatch(/no page \/admin\/queues\/api\/no-such-page/);
     expect((await api.request('GET', '/admin/queues/api/no-such-page')).status).toBe(401);
   });
+
+  it('answers a NUL in a query value with a problem+json 400, not a 500', async () => {
+    const { signToken } = await import('./support/tokens.js');
+    const operator = await signToken({ role: 'operator' });
+    const nul = await api.request('GET', '/admin/queues/api/queues?status=%00', { token: operator });
+    expect(nul.status).toBe(400);
+    expect(nul.headers.get('content-type')).toMatch(/problem\+json/);
+    expect(nul.body.detail).toMatch(/NUL/);
+  });
 });

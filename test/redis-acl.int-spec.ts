@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { createProbeConnection } from '../libs/redis/src/index.js';
 import { freePort } from '../scripts/local-services.js';
-import { type ManagedRedis, describeCallsEndToEnd } from './support/calls-end-to-end.js';
+import { type ManagedRedis, describeCallsEndToEnd, singleRedis } from './support/calls-end-to-end.js';
 import { type RedisServer, scratchDir, startRedisServer } from './support/managed-redis.js';
 
 const PREFIX = 'tg_acl';
@@ -26,15 +26,13 @@ beforeAll(async () => {
     ...['--user', 'toolgate', 'on', `>${PASSWORD}`, `~${PREFIX}:*`, `&${PREFIX}:*`, '+@all', '-@dangerous', '+info'],
   ]);
   admin = new Redis({ port, host: '127.0.0.1', username: 'admin', password: 'admin-secret', connectionName: 'admin' });
-  managed = {
-    env: {
+  managed = singleRedis(
+    {
       REDIS_URL: `redis://toolgate:${encodeURIComponent(PASSWORD)}@127.0.0.1:${port}`,
       QUEUE_PREFIX: PREFIX,
     },
-    client: admin,
-    subscribers: async (channel) => Number(((await admin.pubsub('NUMSUB', channel)) as [string, number])[1]),
-    flushAll: async () => void (await admin.flushall()),
-  };
+    admin,
+  );
 });
 
 afterAll(async () => {

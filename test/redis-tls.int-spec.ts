@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { readFileSync } from 'node:fs';
 import { createProbeConnection, whenConnected } from '../libs/redis/src/index.js';
 import { freePort } from '../scripts/local-services.js';
-import { type ManagedRedis, describeCallsEndToEnd } from './support/calls-end-to-end.js';
+import { type ManagedRedis, describeCallsEndToEnd, singleRedis } from './support/calls-end-to-end.js';
 import { type RedisServer, makeCertificates, scratchDir, startRedisServer } from './support/managed-redis.js';
 
 let scratch: ReturnType<typeof scratchDir>;
@@ -34,12 +34,7 @@ beforeAll(async () => {
   ]);
   url = `rediss://127.0.0.1:${port}`;
   admin = new Redis(url, { tls: { ca: readFileSync(certificates.caFile) } });
-  managed = {
-    env: { REDIS_URL: url, REDIS_TLS_CA_FILE: certificates.caFile },
-    client: admin,
-    subscribers: async (channel) => Number(((await admin.pubsub('NUMSUB', channel)) as [string, number])[1]),
-    flushAll: async () => void (await admin.flushall()),
-  };
+  managed = singleRedis({ REDIS_URL: url, REDIS_TLS_CA_FILE: certificates.caFile }, admin);
 });
 
 afterAll(async () => {

@@ -20,6 +20,16 @@ export interface ManagedRedis {
   flushAll(): Promise<void>;
 }
 
+/** A single (not clustered) Redis as the test's own `admin` connection sees it, Toolgate given `env`. */
+export function singleRedis(env: Record<string, string>, admin: Redis): ManagedRedis {
+  return {
+    env,
+    client: admin,
+    subscribers: async (channel) => Number(((await admin.pubsub('NUMSUB', channel)) as [string, number])[1]),
+    flushAll: async () => void (await admin.flushall()),
+  };
+}
+
 /** Retry offsets × 0.2: attempt 2 of the `5m` window is due 3 s after attempt 1. */
 const RETRY_TIME_SCALE = 0.2;
 

@@ -22,7 +22,7 @@ export const TOO_DEEP = '[Too deep]';
 /** What pino writes for an object inside itself; written here so that no copy of it is walked again. */
 export const CIRCULAR = '[Circular]';
 
-// An Error is walked as its Fields too: the three `as unknown as` casts below move between the two views of one object.
+// An Error is walked as its Fields too: the three casts below move between the two views of one object.
 type Fields = Record<string, unknown>;
 
 /** The objects being walked, outermost first (a walk is synchronous: one stack serves every call). */

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { DatabasePool, type Statement } from './database-pool.js';
 import type { PrismaService } from './prisma.service.js';
-import { type AttemptRecord, type CallTransition, ToolCallLedger } from './tool-call-ledger.js';
+import {
+  type AttemptRecord,
+  type CallTransition,
+  ToolCallLedger,
+  postgresAway,
+  worthRetryingAlone,
+} from './tool-call-ledger.js';
 
 const attempt: AttemptRecord = {
   id: 'att_1',
@@ -83,5 +89,29 @@ describe('ToolCallLedger.record', () => {
       'connection refused',
     );
     expect(calls).toHaveLength(1);
+  });
+});
+
+const pgError = (code: string) => Object.assign(new Error(code), { code });
+
+describe("the ledger's batches", () => {
+  it('run their items alone again after what one item may have caused, or a rolled back transaction', () => {
+    for (const code of ['22P02', '22021', '54001', '23505', '23514', '21000', '40P01', '40001']) {
+      expect(worthRetryingAlone(pgError(code)), code).toBe(true);
+    }
+    // Postgres away, a cancelled (timed out) statement, a lost connection, an error of the driver (the batch may
+    // have been written): every item's answer as it is.
+    expect(worthRetryingAlone(new RangeError('Invalid time value'))).toBe(false);
+    for (const code of ['08006', '57014', '57P01', '53300'])
+      expect(worthRetryingAlone(pgError(code)), code).toBe(false);
+    expect(worthRetryingAlone(new Error('Connection terminated unexpectedly'))).toBe(false);
+  });
+
+  it('fail the writes waiting behind a statement that found Postgres away, not one its own timeout cancelled', () => {
+    expect(postgresAway(pgError('57P01'))).toBe(true);
+    expect(postgresAway(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).toBe(true);
+    expect(postgresAway(new Error('timeout exceeded when trying to connect'))).toBe(true);
+    expect(postgresAway(pgError('57014'))).toBe(false); // a lock on one row can cause it
+    expect(postgresAway(pgError('23505'))).toBe(false);
   });
 });

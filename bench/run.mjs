@@ -9,6 +9,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { Client } from 'undici';
+import { VIA_PGBOUNCER } from './lib/pgbouncer.mjs';
 import { killAllSync, rssMiB, stopAll } from './lib/procs.mjs';
 import { ROOT, startEverything, startFloorWorker, startHandler, startRedis, startToolgate } from './lib/stack.mjs';
 import { fmt, fmtSpread, median, percentile, spread } from './lib/stats.mjs';
@@ -1172,7 +1173,8 @@ function buildReport(seconds) {
     .join('\n');
   const setup = [
     `- machine: \`nproc\` = ${info.nproc}, ${info.cpuModel}, ${fmt(info.memGiB)} GiB RAM; shared with other work while it ran`,
-    `- node ${info.node}, redis-server ${info.redis}, Postgres at 127.0.0.1:5432; Toolgate commit ${info.commit}`,
+    `- node ${info.node}, redis-server ${info.redis}, Postgres at 127.0.0.1:5432` +
+      `${VIA_PGBOUNCER ? ' through PgBouncer (transaction mode, BENCH_PGBOUNCER=1)' : ''}; Toolgate commit ${info.commit}`,
     `- runs: ${cfg.runs}${cfg.quick ? ' (BENCH_QUICK=1: small N, not for conclusions)' : ''} ` +
       `(rows 3b and 4b: ${cfg.variantRuns}); cells are the median of the runs with (min–max) across runs`,
     `- round trips for reference (from the bench process, idle stack): Postgres \`SELECT 1\` p50 ` +

@@ -1,5 +1,6 @@
 // Starts what the tests need, unless given: TEST_DATABASE_URL (a Postgres where each test file
-// makes its own schema) and TEST_REDIS_URL (a Redis the tests may flush: never a shared one).
+// makes its own schema) and TEST_REDIS_URL (a Redis the tests may flush: never a shared one). With
+// TEST_DATABASE_VIA=pgbouncer, Toolgate reaches that Postgres through a PgBouncer in transaction mode started here.
 // Builds dist/ once when a test file of the run starts built processes (it imports support/processes.js).
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
 import { type LocalService, startEmbeddedPostgres, startLocalRedis } from '../scripts/local-services.js';
+import { startPgBouncer } from './support/pgbouncer.js';
 import { DIST_BUILT_MARKER } from './support/processes.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -36,6 +38,8 @@ async function runNeedsDist(project: TestProject): Promise<boolean> {
 declare module 'vitest' {
   export interface ProvidedContext {
     databaseUrl: string;
+    /** Set when the run reaches Postgres through PgBouncer (TEST_DATABASE_VIA=pgbouncer): its URL without a database. */
+    pgbouncerUrl: string;
     redisUrl: string;
   }
 }
@@ -51,6 +55,14 @@ export default async function setup(project: TestProject) {
     started.push(postgres);
     databaseUrl = postgres.url;
   }
+  let pgbouncerUrl = '';
+  if (process.env.TEST_DATABASE_VIA === 'pgbouncer') {
+    const pgbouncer = await startPgBouncer(databaseUrl);
+    started.push({ url: pgbouncer.baseUrl, stop: () => pgbouncer.stop() });
+    pgbouncerUrl = pgbouncer.baseUrl;
+  } else if (process.env.TEST_DATABASE_VIA && process.env.TEST_DATABASE_VIA !== 'direct') {
+    throw new Error(`TEST_DATABASE_VIA must be "direct" or "pgbouncer", not "${process.env.TEST_DATABASE_VIA}"`);
+  }
   let redisUrl = process.env.TEST_REDIS_URL;
   if (!redisUrl) {
     const redis = await startLocalRedis();
@@ -58,6 +70,7 @@ export default async function setup(project: TestProject) {
     redisUrl = redis.url;
   }
   project.provide('databaseUrl', databaseUrl);
+  project.provide('pgbouncerUrl', pgbouncerUrl);
   project.provide('redisUrl', redisUrl);
   return async () => {
     await Promise.allSettled(started.map((service) => service.stop()));

@@ -18,11 +18,7 @@ beforeAll(async () => {
   fixture = await processFixture({ IDEMPOTENCY_LEASE_S: String(LEASE_S) });
   handler = await new WebhookHandler().start();
   // An in-process replica over the same database, alive while the process replica is killed.
-  const databaseUrl = fixture.env.DATABASE_URL;
-  api = await startTestApi(
-    { REDIS_URL: fixture.redisUrl, IDEMPOTENCY_LEASE_S: String(LEASE_S) },
-    { databaseUrl, schema: new URL(databaseUrl).searchParams.get('schema')! },
-  );
+  api = await startTestApi({ REDIS_URL: fixture.redisUrl, IDEMPOTENCY_LEASE_S: String(LEASE_S) }, fixture.database);
 });
 afterAll(async () => {
   for (const p of processes) await p.kill('SIGKILL');

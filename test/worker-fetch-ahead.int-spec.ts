@@ -24,7 +24,7 @@ describe('the worker under a backlog', () => {
   beforeAll(async () => {
     const database = await freshDatabase();
     databaseUrl = database.databaseUrl;
-    prefix = `tg_ahead_${database.schema}`;
+    prefix = `tg_ahead_${database.name}`;
     connection = new Redis(inject('redisUrl'), { maxRetriesPerRequest: null });
     queue = new Queue(TOOL_CALL_DELIVERY_QUEUE, { connection, prefix });
     await queue.addBulk(

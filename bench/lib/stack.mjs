@@ -9,6 +9,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { apiClient } from './http.mjs';
+import { VIA_PGBOUNCER, startPgBouncer } from './pgbouncer.mjs';
 import { freePort, start, startForked } from './procs.mjs';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -162,9 +163,12 @@ export async function startToolgate({ redisUrl, scale = 1, label = 'toolgate', e
   await flushRedis(redisUrl);
   const schema = `bench_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   const databaseUrl = `${PG_BASE}?schema=${schema}`;
+  // Toolgate's URL: straight to Postgres, or through a PgBouncer of this stack's own (the floors always go straight).
+  const pgbouncer = VIA_PGBOUNCER ? await startPgBouncer(PG_BASE, schema) : undefined;
+  const toolgateDatabaseUrl = pgbouncer?.url ?? databaseUrl;
   const port = await freePort();
   const env = {
-    DATABASE_URL: databaseUrl,
+    DATABASE_URL: toolgateDatabaseUrl,
     REDIS_URL: redisUrl,
     AUTH_JWT_SECRET: JWT_SECRET,
     SECRETS_KEYS,
@@ -187,7 +191,7 @@ export async function startToolgate({ redisUrl, scale = 1, label = 'toolgate', e
   };
   const migrate = spawnSync(process.execPath, [join(ROOT, dist, 'scripts/db-migrate.js')], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl },
+    env: { PATH: process.env.PATH ?? '', DATABASE_URL: toolgateDatabaseUrl },
     encoding: 'utf8',
     timeout: 60_000,
   });
@@ -223,6 +227,8 @@ export async function startToolgate({ redisUrl, scale = 1, label = 'toolgate', e
     baseUrl,
     client,
     schema,
+    /** Straight to Postgres, on the schema: what the floors of the work use. */
+    databaseUrl,
     env,
     queue: { name: TOOLGATE_QUEUE, prefix: QUEUE_PREFIX },
     async stop({ keepSchema = process.env.BENCH_KEEP_SCHEMA === '1' } = {}) {
@@ -231,6 +237,7 @@ export async function startToolgate({ redisUrl, scale = 1, label = 'toolgate', e
       // SIGTERM drains; a profiled process needs the time to write its profile.
       const grace = PROFILE ? 70_000 : 3_000;
       await Promise.all([api.stop(grace), worker.stop(grace)]);
+      await pgbouncer?.proc.stop();
       if (!keepSchema) await dropSchema(schema).catch(() => undefined);
     },
   };
@@ -307,7 +314,7 @@ async function firstAppId(stack) {
 export async function startInstantFloor(stack, handlerUrl, tool) {
   const appId = await firstAppId(stack);
   const proc = start('instant-floor', process.execPath, [join(BENCH, 'instant-floor-server.mjs')], {
-    env: { PORT: '0', DATABASE_URL: stack.env.DATABASE_URL, HANDLER_URL: handlerUrl, APP_ID: appId, TOOL: tool },
+    env: { PORT: '0', DATABASE_URL: stack.databaseUrl, HANDLER_URL: handlerUrl, APP_ID: appId, TOOL: tool },
   });
   const [, port] = await proc.waitFor(/floor listening on (\d+)/, 15_000);
   return { proc, pid: proc.pid, url: `http://127.0.0.1:${port}` };
@@ -323,7 +330,7 @@ export async function startInstantFloor(stack, handlerUrl, tool) {
 export async function startMcpFloor(stack, mcpUrl) {
   const appId = await firstAppId(stack);
   const proc = start('mcp-floor', process.execPath, [join(BENCH, 'mcp-floor-proxy.mjs')], {
-    env: { PORT: '0', DATABASE_URL: stack.env.DATABASE_URL, MCP_URL: mcpUrl, APP_ID: appId },
+    env: { PORT: '0', DATABASE_URL: stack.databaseUrl, MCP_URL: mcpUrl, APP_ID: appId },
   });
   const [, port] = await proc.waitFor(/mcp floor listening on (\d+)/, 15_000);
   return { proc, pid: proc.pid, url: `http://127.0.0.1:${port}/mcp` };
@@ -339,7 +346,7 @@ export async function startMcpFloor(stack, mcpUrl) {
  */
 export async function startQueuedFloor(stack, { appId, handlerUrl, tool, redisUrl }) {
   const env = {
-    DATABASE_URL: stack.env.DATABASE_URL,
+    DATABASE_URL: stack.databaseUrl,
     REDIS_URL: redisUrl,
     FLOOR_QUEUE: 'queued-floor',
     FLOOR_PREFIX: 'benchqfloor',

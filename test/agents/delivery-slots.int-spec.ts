@@ -35,9 +35,10 @@ it("frees the app's slot once its handler answered: the next call goes out while
   };
 
   // A lock on the first call's row, taken while its handler holds it for a second (after the claim, before the record).
-  const url = new URL(stack.api.databaseUrl);
-  url.searchParams.delete('schema');
-  const locker = new pg.Client({ connectionString: url.toString(), options: `-c search_path=${stack.api.schema}` });
+  const locker = new pg.Client({
+    connectionString: stack.api.directUrl,
+    options: `-c search_path=${stack.api.schema}`,
+  });
   await locker.connect();
   try {
     handler.on('/slot', () => ({ status: 200, body: '{"ok":true}', delayMs: 1000 }));

@@ -58,6 +58,8 @@ export interface ProcessFixture {
   redisUrl: string;
   /** The test file's schema, for checking what the processes stored. */
   db: import('pg').Pool;
+  /** That database, for an in-process API over the same tables. */
+  database: import('./test-api.js').FreshDatabase;
   stop(): Promise<void>;
 }
 
@@ -72,10 +74,9 @@ export async function processFixture(overrides: Record<string, string> = {}): Pr
   const { TEST_JWT_SECRET } = await import('./tokens.js');
   requireDist();
   const redis = await startLocalRedis();
-  const { databaseUrl, schema } = await freshDatabase();
-  const url = new URL(databaseUrl);
-  url.searchParams.delete('schema');
-  const db = new pg.Pool({ connectionString: url.toString(), options: `-c search_path=${schema}`, max: 2 });
+  const database = await freshDatabase();
+  const { databaseUrl, schema, directUrl } = database;
+  const db = new pg.Pool({ connectionString: directUrl, options: `-c search_path=${schema}`, max: 2 });
   return {
     env: {
       DATABASE_URL: databaseUrl,
@@ -88,6 +89,7 @@ export async function processFixture(overrides: Record<string, string> = {}): Pr
     },
     redisUrl: redis.url,
     db,
+    database,
     async stop() {
       await db.end();
       await redis.stop();

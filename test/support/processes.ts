@@ -23,10 +23,18 @@ export interface AppProcess {
   waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<void>;
 }
 
-/** Runs `dist/apps/<name>/src/main.js` with exactly the given environment (plus PATH). */
-export function startAppProcess(name: 'api' | 'worker', env: Record<string, string>): AppProcess {
-  const child = spawn(process.execPath, [`${root}/dist/apps/${name}/src/main.js`], {
-    cwd: root,
+/**
+ * Runs `dist/apps/<name>/src/main.js` with exactly the given environment (plus PATH), from the repository or from
+ * `options.root` (a directory with its own dist/ and node_modules/).
+ */
+export function startAppProcess(
+  name: 'api' | 'worker',
+  env: Record<string, string>,
+  options: { root?: string } = {},
+): AppProcess {
+  const cwd = options.root ?? root;
+  const child = spawn(process.execPath, [`${cwd}/dist/apps/${name}/src/main.js`], {
+    cwd,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -57,6 +57,14 @@ export function requester(baseUrl: string) {
   };
 }
 
+/** The URL of a new schema of the test database, straight to Postgres, not created yet (migrations create it). */
+export function newSchemaUrl(): { databaseUrl: string; schema: string } {
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const url = new URL(inject('databaseUrl'));
+  url.searchParams.set('schema', schema);
+  return { databaseUrl: url.toString(), schema };
+}
+
 /** A test file's own tables: the URL Toolgate is given, and how the test reaches them itself. */
 export interface FreshDatabase {
   /** Unique to the test file (the schema, or the database through a pooler): a key for its Redis names too. */

@@ -3,7 +3,13 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { ENV, type Env } from '../../../libs/config/src/index.js';
 import { Metrics } from '../../../libs/observability/src/index.js';
 
-/** The worker's Prometheus endpoint: GET /metrics on WORKER_METRICS_HOST:WORKER_METRICS_PORT. */
+/** What the API answers to GET /health/live too: one probe reads both alike. */
+const LIVE_ANSWER = JSON.stringify({ status: 'ok' });
+
+/**
+ * The worker's HTTP endpoint on WORKER_METRICS_HOST:WORKER_METRICS_PORT: GET /metrics (Prometheus) and
+ * GET /health/live (the process answers; what the image's HEALTHCHECK and a liveness probe ask).
+ */
 @Injectable()
 export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Metrics');
@@ -16,6 +22,10 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
 
   async onApplicationBootstrap(): Promise<void> {
     this.server = createServer((req, res) => {
+      if (req.method === 'GET' && req.url === '/health/live') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(LIVE_ANSWER);
+        return;
+      }
       if (req.method !== 'GET' || req.url !== '/metrics') {
         res.writeHead(404).end();
         return;

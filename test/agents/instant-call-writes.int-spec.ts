@@ -37,7 +37,8 @@ describe("an instant call's writes", () => {
       status: 200,
       body: JSON.stringify({ echo: event.arguments }),
       headers: { 'content-type': 'application/json' },
-      delayMs: 300,
+      // Long enough for the look below to land while the handler holds the webhook, on a loaded machine too.
+      delayMs: 1500,
     }));
     const answer = ctx.call();
     await eventually(() => expect(handler.at(ctx.path)).toHaveLength(1), { intervalMs: 2 });

@@ -5,11 +5,11 @@ import { PrismaService } from './prisma.service.js';
 
 export type NewMcpToolSnapshot = Omit<Prisma.McpToolSnapshotUncheckedCreateInput, 'appId' | 'refreshedAt'>;
 
-/** Up to $2 MCP-mode apps whose snapshot was last attempted before $1 (or never). */
+/** Up to $2 MCP-mode apps, their tools on, whose snapshot was last attempted before $1 (or never). */
 const STALE_APPS = {
   name: 'mcp_tools_stale_apps',
   text: `SELECT id FROM apps
-    WHERE agent_tools_mode = 'mcp' AND mcp_url IS NOT NULL
+    WHERE agent_tools_enabled AND agent_tools_mode = 'mcp' AND mcp_url IS NOT NULL
       AND (mcp_snapshot_attempted_at IS NULL OR mcp_snapshot_attempted_at < $1::timestamp(3))
     LIMIT $2::int`,
 };

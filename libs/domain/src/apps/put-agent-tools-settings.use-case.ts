@@ -87,6 +87,8 @@ export class PutAgentToolsSettings {
       agentToolsEnabled: input.enabled,
       agentToolsMode: input.mode,
       ...mcpColumns,
+      // MCP settings given anew: the refresh back-off of the old ones starts over
+      ...(input.mcp === undefined ? {} : { mcpSnapshotFailures: 0, mcpSnapshotRetryAt: null }),
     });
     if (!updated) throw DomainError.notFound(`App "${appId}"`);
     await this.toolsets.invalidateApp(appId);

@@ -49,17 +49,36 @@ function statelessHandler(name: string, register: (server: McpServer) => void) {
   );
 }
 
+/** What a stateful server holds open: live sessions, and the GET event streams open, each with its auth header. */
+export interface SessionCounts {
+  /** Sessions initialized and not yet ended by a DELETE. */
+  openSessions(): number;
+  /** GET event streams open now, each as the value of the `x-key` header it carried ('' without one). */
+  openStreams(): string[];
+  /** Every request so far, as the value of its `x-key` header ('' without one). */
+  requests: string[];
+}
+
 /** A stateful (sessions, v1 SDK) MCP server: each session gets a server from `newServer`; `servers()` lists them. */
 async function startSessionServer(
   newServer: () => V1McpServer,
-): Promise<LocalMcpServer & { servers(): V1McpServer[] }> {
+): Promise<LocalMcpServer & SessionCounts & { servers(): V1McpServer[] }> {
   const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
   const { isInitializeRequest } = await import('@modelcontextprotocol/sdk/types.js');
   const { randomUUID } = await import('node:crypto');
   type Session = { transport: InstanceType<typeof StreamableHTTPServerTransport>; server: V1McpServer };
   const sessions = new Map<string, Session>();
+  const streams = new Set<{ key: string }>();
+  const requests: string[] = [];
   const local = await listenLocal(
     (req, res) => {
+      const key = String(req.headers['x-key'] ?? '');
+      requests.push(key);
+      if (req.method === 'GET') {
+        const stream = { key };
+        streams.add(stream);
+        res.on('close', () => streams.delete(stream));
+      }
       void (async () => {
         const chunks: Buffer[] = [];
         for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -71,6 +90,7 @@ async function startSessionServer(
           const transport: Session['transport'] = new StreamableHTTPServerTransport({
             sessionIdGenerator: () => randomUUID(),
             onsessioninitialized: (id) => void sessions.set(id, { transport, server }),
+            onsessionclosed: (id) => void sessions.delete(id),
           });
           await server.connect(transport);
           session = { transport, server };
@@ -86,7 +106,13 @@ async function startSessionServer(
       for (const { transport } of sessions.values()) await transport.close().catch(() => undefined);
     },
   );
-  return { ...local, servers: () => [...sessions.values()].map(({ server }) => server) };
+  return {
+    ...local,
+    servers: () => [...sessions.values()].map(({ server }) => server),
+    openSessions: () => sessions.size,
+    openStreams: () => [...streams].map((stream) => stream.key),
+    requests,
+  };
 }
 
 export interface EverythingServer {
@@ -217,6 +243,8 @@ export async function startChangingServer(initialTools: string[]): Promise<Chang
 /** What a scripted server answers to one JSON-RPC request. */
 export type ScriptedReply =
   | { result: unknown; as?: 'json' | 'sse' }
+  /** A result given as JSON text (one nested deeper than JSON.stringify can write). */
+  | { resultJson: string }
   /** Any HTTP answer at all (an error body, a redirect). */
   | { http: { status: number; headers?: Record<string, string>; body?: string } }
   /** An SSE stream that sends a comment every 100 ms and never ends. */
@@ -260,6 +288,10 @@ export async function startScriptedServer(script: {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[`);
       setTimeout(() => res.socket?.destroy(), 50);
+    } else if ('resultJson' in reply) {
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${reply.resultJson}}`);
     } else if ('endless' in reply) {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       const timer = setInterval(() => res.write(': still working\n\n'), 100);
@@ -392,7 +424,7 @@ export async function startProgressBurstServer(): Promise<LocalMcpServer> {
   return listenLocal((req, res) => void handler(req, res));
 }
 
-export interface SessionEchoServer {
+export interface SessionEchoServer extends SessionCounts {
   url: string;
   stop(): Promise<void>;
 }
@@ -400,12 +432,11 @@ export interface SessionEchoServer {
 /** A stateful (sessions, v1 SDK) MCP server whose tool `whoami` answers with the caller's MCP session id. */
 export async function startSessionEchoServer(): Promise<SessionEchoServer> {
   const { McpServer: V1Server } = await import('@modelcontextprotocol/sdk/server/mcp.js');
-  const { url, stop } = await startSessionServer(() => {
+  return startSessionServer(() => {
     const server = new V1Server({ name: 'session-echo', version: '1.0.0' });
     server.registerTool('whoami', { description: 'Answers with your MCP session id' }, async (extra) => ({
       content: [{ type: 'text' as const, text: String(extra.sessionId) }],
     }));
     return server;
   });
-  return { url, stop };
 }

@@ -89,6 +89,8 @@ export const EnvSchema = z
     MCP_WAIT_DEADLINE_S: z.coerce.number().min(1).max(120).default(120),
     MCP_ALLOWED_ORIGINS: z.string().optional(),
     MCP_SNAPSHOT_TTL_S: z.coerce.number().int().min(5).max(86_400).default(300),
+    // Longer than the snapshot TTL: the worker's session, used at each refresh, stays open to hear list_changed.
+    MCP_SESSION_IDLE_S: z.coerce.number().int().min(1).max(86_400).default(600),
     RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
     // Longer than the longest instant call (120 s attempt + margin): only a crashed request's key waits it out.
     IDEMPOTENCY_LEASE_S: z.coerce.number().int().min(1).max(3600).default(150),

@@ -19,6 +19,7 @@ import { FinishedCalls } from './calls/finished-calls.js';
 import { FirstAttempts } from './calls/first-attempts.js';
 import { ToolCallBodies } from './calls/tool-call-body.js';
 import { AgentToolsets } from './agents/agent-toolsets.js';
+import { AppMcpSessions } from './mcp/app-mcp-sessions.js';
 import { CallMcpTool } from './mcp/call-mcp-tool.use-case.js';
 import { McpArgumentChecks } from './mcp/mcp-argument-checks.js';
 import { McpListChangedRefresh } from './mcp/mcp-list-changed.js';
@@ -96,6 +97,7 @@ const useCases = [
   ReplayToolCall,
   PurgeExpiredRecords,
   AgentToolsets,
+  AppMcpSessions,
   CallMcpTool,
   McpArgumentChecks,
   McpListChangedRefresh,

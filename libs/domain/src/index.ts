@@ -79,6 +79,7 @@ export * from './calls/replay-tool-call.use-case.js';
 export * from './mcp/result-text.js';
 export * from './mcp/mcp-snapshot.js';
 export * from './agents/agent-toolsets.js';
+export * from './mcp/app-mcp-sessions.js';
 export * from './mcp/call-mcp-tool.use-case.js';
 export * from './mcp/list-app-mcp-tools.use-case.js';
 export * from './mcp/mcp-error.js';

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { Client, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { ENV, type Env } from '../../config/src/index.js';
 import { AppDispatchers, TOOLGATE_VERSION } from '../../outbound-http/src/index.js';
 import { boundedFetch, withRequestScope } from './bounded-fetch.js';
 
@@ -34,14 +35,21 @@ interface Connection {
   appId: string;
   fingerprint: string;
   client: Client;
+  transport: StreamableHTTPClientTransport;
   ready: Promise<void>;
   /** Uses in flight: a busy connection is never closed to make room. */
   inUse: number;
+  /** Closes the connection once it has been idle for MCP_SESSION_IDLE_S. */
+  idleTimer: NodeJS.Timeout | null;
+  /** Out of the map (its app's settings changed): closed once its last use ends, never used again. */
+  retired: boolean;
 }
 
 const CONNECT_TIMEOUT_MS = 10_000;
 /** Sessions kept open per process; past it the least recently used idle one is closed. */
 const MAX_CONNECTIONS = 1000;
+/** How long the DELETE that ends an idle session may take before its connection is closed anyway. */
+const GOODBYE_TIMEOUT_MS = 2000;
 
 function connectionKey(target: McpServerTarget): string {
   return target.session === undefined ? target.appId : `${target.appId}\u0000${target.session}`;
@@ -51,16 +59,24 @@ function connectionKey(target: McpServerTarget): string {
  * Toolgate as an MCP client: Streamable HTTP connections per app (so one failing server never
  * touches another) and, for calls, per agent of a project (a server's session state never crosses
  * tenants), the auth header on every request, SSRF-guarded through the app's own agent, answers
- * bounded (boundedFetch), re-initialized once when the server forgot the session.
+ * bounded (boundedFetch), re-initialized once when the server forgot the session. A session (and its
+ * event stream) ends when it has been idle for MCP_SESSION_IDLE_S, and when its app's MCP settings change
+ * (`endSessions`): nothing keeps talking to a server the app no longer names.
  */
 @Injectable()
 export class McpClients implements OnApplicationShutdown {
   private readonly logger = new Logger('McpClients');
   private readonly connections = new Map<string, Connection>();
+  private readonly idleMs: number;
   /** Called when a server says its tool list changed (`notifications/tools/list_changed`). */
   onToolsChanged?: (appId: string) => void;
 
-  constructor(@Inject(AppDispatchers) private readonly dispatchers: AppDispatchers) {}
+  constructor(
+    @Inject(AppDispatchers) private readonly dispatchers: AppDispatchers,
+    @Inject(ENV) env: Env,
+  ) {
+    this.idleMs = env.MCP_SESSION_IDLE_S * 1000;
+  }
 
   /** Every tool the server lists, following `nextCursor` to the last page (each page at most 1 MiB). */
   async listTools(target: McpServerTarget): Promise<ListedTool[]> {
@@ -100,16 +116,58 @@ export class McpClients implements OnApplicationShutdown {
     );
   }
 
-  /** Forgets an app's connections (its settings changed, or it was deleted). */
-  async forget(appId: string): Promise<void> {
-    const keys = [...this.connections].filter(([, connection]) => connection.appId === appId).map(([key]) => key);
-    await Promise.all(keys.map((key) => this.drop(key)));
+  /**
+   * Ends the sessions of an app (its MCP settings changed, it was switched off or deleted), or of every app (`null`:
+   * a change may have been missed): idle ones at once, busy ones when their call ends. No goodbye (DELETE) is sent:
+   * the server may no longer be the app's, and the header may have been cleared for a reason.
+   */
+  endSessions(appId: string | null): void {
+    for (const [key, connection] of this.connections) {
+      if (appId === null || connection.appId === appId) this.retire(key, connection);
+    }
   }
 
-  private async drop(key: string): Promise<void> {
-    const connection = this.connections.get(key);
-    this.connections.delete(key);
-    await connection?.client.close().catch(() => undefined);
+  /** Takes the connection out of use; it is closed now if idle, else when its last use ends. */
+  private retire(key: string, connection: Connection): void {
+    if (this.connections.get(key) === connection) this.connections.delete(key);
+    connection.retired = true;
+    this.stopIdleTimer(connection);
+    if (connection.inUse === 0) void this.close(connection, false);
+  }
+
+  private async close(connection: Connection, goodbye: boolean): Promise<void> {
+    this.stopIdleTimer(connection);
+    if (goodbye) {
+      // MCP asks a client to end a session it no longer needs with a DELETE; a server that hangs is not waited for.
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, GOODBYE_TIMEOUT_MS)));
+      await Promise.race([connection.transport.terminateSession().catch(() => undefined), late]);
+      clearTimeout(timer);
+    }
+    await connection.client.close().catch(() => undefined);
+  }
+
+  private stopIdleTimer(connection: Connection): void {
+    if (connection.idleTimer) clearTimeout(connection.idleTimer);
+    connection.idleTimer = null;
+  }
+
+  /** One use of the connection ended: an idle one starts its idle time, a retired one closes. */
+  private release(key: string, connection: Connection): void {
+    connection.inUse -= 1;
+    if (connection.inUse > 0) return;
+    if (connection.retired) {
+      void this.close(connection, false);
+      return;
+    }
+    this.stopIdleTimer(connection);
+    connection.idleTimer = setTimeout(() => {
+      connection.idleTimer = null;
+      if (connection.inUse > 0 || this.connections.get(key) !== connection) return;
+      this.connections.delete(key);
+      void this.close(connection, true);
+    }, this.idleMs);
+    connection.idleTimer.unref();
   }
 
   private async withClient<T>(target: McpServerTarget, use: (client: Client) => Promise<T>): Promise<T> {
@@ -119,7 +177,8 @@ export class McpClients implements OnApplicationShutdown {
     } catch (error) {
       // A server that restarted forgets our session: initialize once more and retry once.
       if (error instanceof SdkHttpError && (error.status === 404 || error.status === 400)) {
-        await this.drop(key);
+        const forgotten = this.connections.get(key);
+        if (forgotten) this.retire(key, forgotten);
         return this.using(target, key, use);
       }
       throw error;
@@ -131,7 +190,7 @@ export class McpClients implements OnApplicationShutdown {
     try {
       return await use(connection.client);
     } finally {
-      connection.inUse -= 1;
+      this.release(key, connection);
     }
   }
 
@@ -143,6 +202,7 @@ export class McpClients implements OnApplicationShutdown {
     const existing = this.connections.get(key);
     if (existing && existing.fingerprint === fingerprint) {
       existing.inUse += 1;
+      this.stopIdleTimer(existing);
       // Most recently used last: the eviction below takes the first idle one.
       this.connections.delete(key);
       this.connections.set(key, existing);
@@ -155,13 +215,16 @@ export class McpClients implements OnApplicationShutdown {
       return existing;
     }
     // No await until the new connection is in the map: a concurrent use of the key must find it.
-    if (existing) void this.drop(key);
+    if (existing) this.retire(key, existing);
     this.makeRoom();
     const client = new Client(
       { name: 'toolgate', version: TOOLGATE_VERSION },
       {
         versionNegotiation: { mode: 'auto' },
-        listChanged: { tools: { autoRefresh: false, onChanged: () => this.onToolsChanged?.(target.appId) } },
+        // A retired session's server is no longer the app's, or its tools are off: what it says is not heard.
+        listChanged: {
+          tools: { autoRefresh: false, onChanged: () => connection.retired || this.onToolsChanged?.(target.appId) },
+        },
       },
     );
     client.onerror = (error) => this.logger.debug(`app ${target.appId}: ${error.message}`);
@@ -174,7 +237,16 @@ export class McpClients implements OnApplicationShutdown {
       redirectPolicy: 'follow',
     });
     const ready = client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
-    const connection: Connection = { appId: target.appId, fingerprint, client, ready, inUse: 1 };
+    const connection: Connection = {
+      appId: target.appId,
+      fingerprint,
+      client,
+      transport,
+      ready,
+      inUse: 1,
+      idleTimer: null,
+      retired: false,
+    };
     this.connections.set(key, connection);
     try {
       await ready;
@@ -189,10 +261,14 @@ export class McpClients implements OnApplicationShutdown {
   private makeRoom(): void {
     if (this.connections.size < MAX_CONNECTIONS) return;
     const idle = [...this.connections].find(([, connection]) => connection.inUse === 0);
-    if (idle) void this.drop(idle[0]);
+    if (!idle) return;
+    this.connections.delete(idle[0]);
+    void this.close(idle[1], true);
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await Promise.all([...this.connections.keys()].map((key) => this.drop(key)));
+    const open = [...this.connections.values()];
+    this.connections.clear();
+    await Promise.all(open.map((connection) => this.close(connection, false)));
   }
 }

@@ -2,15 +2,28 @@ import { Injectable } from '@nestjs/common';
 import type { McpToolSnapshot, Prisma } from './generated/client.js';
 import { DatabasePool, utc } from './database-pool.js';
 import { PrismaService } from './prisma.service.js';
+import { storableText } from './storable.js';
 
 export type NewMcpToolSnapshot = Omit<Prisma.McpToolSnapshotUncheckedCreateInput, 'appId' | 'refreshedAt'>;
 
-/** Up to $2 MCP-mode apps whose snapshot was last attempted before $1 (or never). */
+/** A refresh that failed: why, when, how many have failed in a row with it, and when the next is due. */
+export interface McpSnapshotFailure {
+  error: string;
+  attemptedAt: Date;
+  failures: number;
+  retryAt: Date;
+}
+
+/**
+ * Up to $2 MCP-mode apps, their tools on, whose snapshot is due: last attempted before $1 (or never), or, while its
+ * refreshes fail, once its retry time ($3 is now) has come.
+ */
 const STALE_APPS = {
   name: 'mcp_tools_stale_apps',
   text: `SELECT id FROM apps
-    WHERE agent_tools_mode = 'mcp' AND mcp_url IS NOT NULL
-      AND (mcp_snapshot_attempted_at IS NULL OR mcp_snapshot_attempted_at < $1::timestamp(3))
+    WHERE agent_tools_enabled AND agent_tools_mode = 'mcp' AND mcp_url IS NOT NULL
+      AND CASE WHEN mcp_snapshot_retry_at IS NOT NULL THEN mcp_snapshot_retry_at <= $3::timestamp(3)
+        ELSE mcp_snapshot_attempted_at IS NULL OR mcp_snapshot_attempted_at < $1::timestamp(3) END
     LIMIT $2::int`,
 };
 
@@ -45,21 +58,35 @@ export class McpToolsRepository {
       await tx.mcpToolSnapshot.createMany({ data: tools.map((tool) => ({ ...tool, appId, refreshedAt })) });
       await tx.app.update({
         where: { id: appId },
-        data: { mcpSnapshotRefreshedAt: refreshedAt, mcpSnapshotAttemptedAt: refreshedAt, mcpSnapshotError: null },
+        data: {
+          mcpSnapshotRefreshedAt: refreshedAt,
+          mcpSnapshotAttemptedAt: refreshedAt,
+          mcpSnapshotError: null,
+          mcpSnapshotFailures: 0,
+          mcpSnapshotRetryAt: null,
+        },
       });
     });
   }
 
-  /** A failed refresh keeps the previous snapshot and records why. */
-  async recordFailure(appId: string, error: string, attemptedAt: Date): Promise<void> {
+  /**
+   * A failed refresh keeps the previous snapshot and records why (the text made storable: a server's own words may
+   * hold NUL), the failures in a row, and when to try again.
+   */
+  async recordFailure(appId: string, failure: McpSnapshotFailure): Promise<void> {
     await this.prisma.app.update({
       where: { id: appId },
-      data: { mcpSnapshotAttemptedAt: attemptedAt, mcpSnapshotError: error },
+      data: {
+        mcpSnapshotAttemptedAt: failure.attemptedAt,
+        mcpSnapshotError: storableText(failure.error),
+        mcpSnapshotFailures: failure.failures,
+        mcpSnapshotRetryAt: failure.retryAt,
+      },
     });
   }
 
-  /** MCP-mode apps whose snapshot is older than `before` (or missing): for the periodic refresh. */
-  async staleApps(before: Date, limit: number): Promise<{ id: string }[]> {
-    return this.db.rows<{ id: string }>(STALE_APPS, [utc(before), limit]);
+  /** MCP-mode apps whose snapshot is older than `before` (or missing), or due for a retry at `now`. */
+  async staleApps(before: Date, now: Date, limit: number): Promise<{ id: string }[]> {
+    return this.db.rows<{ id: string }>(STALE_APPS, [utc(before), limit, utc(now)]);
   }
 }

@@ -77,6 +77,8 @@ export const APP_COLUMNS: Columns<App> = {
   mcpSnapshotRefreshedAt: 'mcp_snapshot_refreshed_at',
   mcpSnapshotAttemptedAt: 'mcp_snapshot_attempted_at',
   mcpSnapshotError: 'mcp_snapshot_error',
+  mcpSnapshotFailures: 'mcp_snapshot_failures',
+  mcpSnapshotRetryAt: 'mcp_snapshot_retry_at',
   createdAt: 'created_at',
   updatedAt: 'updated_at',
 };

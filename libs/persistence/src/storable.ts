@@ -50,3 +50,45 @@ export function nestsDeeperThan(value: unknown, max: number): boolean {
   }
   return false;
 }
+
+const UNWRITTEN = new Set(['undefined', 'function', 'symbol']);
+
+/**
+ * The JSON text of a parsed JSON value (plain objects, arrays, strings, numbers, booleans, null), as JSON.stringify
+ * writes it, at any depth: written without recursion, for a value nested deeper than JSON.stringify's stack allows.
+ */
+export function jsonTextAtAnyDepth(value: unknown): string {
+  const out: string[] = [];
+  // what is still to write, last first: text as it is, or a value
+  const pending: (string | { value: unknown })[] = [{ value }];
+  while (pending.length > 0) {
+    const next = pending.pop()!;
+    if (typeof next === 'string') {
+      out.push(next);
+      continue;
+    }
+    const item = next.value;
+    if (item === null || typeof item !== 'object') {
+      out.push(JSON.stringify(item) ?? 'null');
+      continue;
+    }
+    if (Array.isArray(item)) {
+      out.push('[');
+      pending.push(']');
+      for (let i = item.length - 1; i >= 0; i -= 1) {
+        pending.push({ value: item[i] });
+        if (i > 0) pending.push(',');
+      }
+      continue;
+    }
+    // as JSON.stringify does: a field that JSON cannot hold is left out (an array's item becomes null, above)
+    const entries = Object.entries(item).filter(([, field]) => !UNWRITTEN.has(typeof field));
+    out.push('{');
+    pending.push('}');
+    for (let i = entries.length - 1; i >= 0; i -= 1) {
+      pending.push({ value: entries[i][1] }, `${JSON.stringify(entries[i][0])}:`);
+      if (i > 0) pending.push(',');
+    }
+  }
+  return out.join('');
+}

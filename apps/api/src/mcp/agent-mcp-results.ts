@@ -12,13 +12,32 @@ export function textResult(text: string, isError = false): McpCallResult {
   return { content: [{ type: 'text', text }], ...(isError ? { isError: true } : {}) };
 }
 
+/** The `_meta` key that names the call an answer is about: an agent's MCP client learns every call's id. */
+export const CALL_ID_META = 'toolgate/call_id';
+
+/** The answer with the call's id in its `_meta` (beside what an app's MCP server put there). */
+export function withCallId(result: McpCallResult, callId: string): McpCallResult {
+  const meta = result._meta;
+  const kept = meta !== null && typeof meta === 'object' && !Array.isArray(meta) ? meta : {};
+  return { ...result, _meta: { ...kept, [CALL_ID_META]: callId } };
+}
+
 /**
- * A finished call as an MCP tool result: an MCP tool's result passes through unchanged (images
- * included); an HTTP tool's JSON object is structuredContent plus its JSON text, any other body
- * text; a failure is an `isError` result the model can read.
+ * A finished call as an MCP tool result, naming the call in `_meta`: an MCP tool's result passes through unchanged
+ * (images included; one nested too deep to keep is its text); an HTTP tool's JSON object is structuredContent plus
+ * its JSON text, any other body text; a failure is an `isError` result the model can read.
  */
 export function finishedCallResult(call: ToolCall): McpCallResult {
-  if (call.toolKind === 'mcp' && call.result && typeof call.result === 'object') return call.result as McpCallResult;
+  return withCallId(resultOf(call), call.id);
+}
+
+function resultOf(call: ToolCall): McpCallResult {
+  if (call.toolKind === 'mcp') {
+    const result = call.result;
+    if (result && typeof result === 'object' && !Array.isArray(result)) return result as McpCallResult;
+    // kept as text (nested too deep): the model reads what result_text says
+    if (call.status === 'succeeded') return textResult(call.resultText ?? '');
+  }
   if (call.status === 'succeeded') {
     const result = call.result;
     if (result === null) return textResult(call.resultText ?? 'OK');

@@ -25,7 +25,7 @@ import {
   offersCallStatus,
   stillRunningResult,
 } from './agent-mcp-call-status.js';
-import { type McpCallResult, finishedCallResult, refusalResult, textResult } from './agent-mcp-results.js';
+import { type McpCallResult, finishedCallResult, refusalResult, textResult, withCallId } from './agent-mcp-results.js';
 import { type Progress, ProgressLimiter } from './progress-limiter.js';
 
 /** What one HTTP request to the agent's MCP endpoint knows: agent, its toolset, client session, request id. */
@@ -167,13 +167,16 @@ export class AgentMcpServers {
         case 'finished':
           return finishedCallResult(outcome.call);
         case 'background':
-          return textResult(
-            `Accepted: call ${outcome.call.id} runs in the background; its result is not reported back here.`,
+          return withCallId(
+            textResult(
+              `Accepted: call ${outcome.call.id} runs in the background; its result is not reported back here.`,
+            ),
+            outcome.call.id,
           );
       }
       const { id, status } = outcome.call;
       const pollUrl = `${this.env.PUBLIC_BASE_URL}/v1/agents/${agent.agentId}/tool-calls/${id}?wait=60`;
-      return stillRunningResult(id, status, this.env.MCP_WAIT_DEADLINE_S, pollUrl);
+      return withCallId(stillRunningResult(id, status, this.env.MCP_WAIT_DEADLINE_S, pollUrl), id);
     } finally {
       await limiter?.drain(abort.signal);
       stopCancelListener();

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppsRepository, ToolInstancesRepository } from '../../../persistence/src/index.js';
 import { AgentToolsets } from '../agents/agent-toolsets.js';
+import { AppMcpSessions } from '../mcp/app-mcp-sessions.js';
 import { DomainError, ErrorCode } from '../errors.js';
 import { FindOwnedApp } from './find-owned-app.js';
 
@@ -12,6 +13,7 @@ export class DeleteApp {
     private readonly findOwnedApp: FindOwnedApp,
     private readonly instances: ToolInstancesRepository,
     private readonly toolsets: AgentToolsets,
+    private readonly mcpSessions: AppMcpSessions,
   ) {}
 
   async execute(developerId: string, appId: string, confirmed: boolean): Promise<void> {
@@ -25,5 +27,6 @@ export class DeleteApp {
     const agents = await this.instances.agentsOfApp(appId);
     if (!(await this.apps.delete(developerId, appId))) throw DomainError.notFound(`App "${appId}"`);
     await this.toolsets.invalidateAgents(agents);
+    await this.mcpSessions.end(appId);
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agentToolsSettingsProblems } from './put-agent-tools-settings.use-case.js';
+import { agentToolsSettingsProblems, mcpSessionsOutlived } from './put-agent-tools-settings.use-case.js';
 
 const paths = (input: Parameters<typeof agentToolsSettingsProblems>[0]) =>
   agentToolsSettingsProblems(input).map((p) => p.path);
@@ -38,5 +38,29 @@ describe('agentToolsSettingsProblems', () => {
     expect(
       paths({ enabled: false, mode: 'mcp', mcp: { url, auth_header_value: 'x', auth_header_value_action: 'clear' } }),
     ).toEqual(['mcp.auth_header_value']);
+  });
+});
+
+describe('mcpSessionsOutlived', () => {
+  const on = {
+    agentToolsEnabled: true,
+    agentToolsMode: 'mcp',
+    mcpUrl: url,
+    mcpAuthHeaderName: 'Authorization',
+    mcpAuthHeaderValueEnc: 'jwe-1',
+  };
+
+  it('keeps the sessions while the server and header stay', () => {
+    expect(mcpSessionsOutlived(on, { ...on })).toBe(false);
+  });
+
+  it('ends them when the URL or the header changes, or the tools are off or not MCP', () => {
+    expect(mcpSessionsOutlived(on, { ...on, mcpUrl: 'https://other.example.com/mcp' })).toBe(true);
+    expect(mcpSessionsOutlived(on, { ...on, mcpAuthHeaderName: 'X-Key' })).toBe(true);
+    expect(mcpSessionsOutlived(on, { ...on, mcpAuthHeaderValueEnc: null })).toBe(true);
+    expect(mcpSessionsOutlived(on, { ...on, mcpAuthHeaderValueEnc: 'jwe-2' })).toBe(true);
+    expect(mcpSessionsOutlived(on, { ...on, agentToolsEnabled: false })).toBe(true);
+    expect(mcpSessionsOutlived(on, { ...on, agentToolsMode: 'constructor' })).toBe(true);
+    expect(mcpSessionsOutlived(on, { ...on, mcpUrl: null })).toBe(true);
   });
 });

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppsRepository } from '../../../persistence/src/index.js';
+import { type App, AppsRepository } from '../../../persistence/src/index.js';
 import { SecretBox } from '../../../secrets/src/index.js';
 import { DomainError, type FieldProblem, assertNoProblems } from '../errors.js';
 import type { AgentToolsMode } from './app.js';
@@ -10,6 +10,7 @@ import {
   agentToolsSettingsOf,
 } from './agent-tools-settings.js';
 import { FindOwnedApp } from './find-owned-app.js';
+import { AppMcpSessions } from '../mcp/app-mcp-sessions.js';
 import { RefreshMcpSnapshot } from '../mcp/refresh-mcp-snapshot.use-case.js';
 import { AgentToolsets } from '../agents/agent-toolsets.js';
 
@@ -47,6 +48,25 @@ export function agentToolsSettingsProblems(input: PutAgentToolsSettingsInput): F
   return problems;
 }
 
+type McpSettings = Pick<
+  App,
+  'agentToolsEnabled' | 'agentToolsMode' | 'mcpUrl' | 'mcpAuthHeaderName' | 'mcpAuthHeaderValueEnc'
+>;
+
+/**
+ * Whether sessions opened with the `before` settings must end: the app's tools are off or not MCP now, or the URL or
+ * auth header differs (a value replaced by the same one too: its ciphertext differs, and it cannot be told apart).
+ */
+export function mcpSessionsOutlived(before: McpSettings, after: McpSettings): boolean {
+  return (
+    !after.agentToolsEnabled ||
+    after.agentToolsMode !== 'mcp' ||
+    after.mcpUrl !== before.mcpUrl ||
+    after.mcpAuthHeaderName !== before.mcpAuthHeaderName ||
+    after.mcpAuthHeaderValueEnc !== before.mcpAuthHeaderValueEnc
+  );
+}
+
 /** Switches the app's agent tools on or off, chooses the mode and sets the MCP server; the auth header value is write-only. */
 @Injectable()
 export class PutAgentToolsSettings {
@@ -56,6 +76,7 @@ export class PutAgentToolsSettings {
     private readonly findOwnedApp: FindOwnedApp,
     private readonly refreshMcpSnapshot: RefreshMcpSnapshot,
     private readonly toolsets: AgentToolsets,
+    private readonly mcpSessions: AppMcpSessions,
   ) {}
 
   async execute(developerId: string, appId: string, input: PutAgentToolsSettingsInput): Promise<AgentToolsSettings> {
@@ -66,10 +87,14 @@ export class PutAgentToolsSettings {
       agentToolsEnabled: input.enabled,
       agentToolsMode: input.mode,
       ...mcpColumns,
+      // MCP settings given anew: the refresh back-off of the old ones starts over
+      ...(input.mcp === undefined ? {} : { mcpSnapshotFailures: 0, mcpSnapshotRetryAt: null }),
     });
     if (!updated) throw DomainError.notFound(`App "${appId}"`);
     await this.toolsets.invalidateApp(appId);
-    if (updated.agentToolsMode === 'mcp' && updated.mcpUrl && input.mcp) {
+    if (mcpSessionsOutlived(app, updated)) await this.mcpSessions.end(appId);
+    // A switched-off app's server is not talked to (its sessions just ended); POST …/mcp/refresh still loads it.
+    if (updated.agentToolsEnabled && updated.agentToolsMode === 'mcp' && updated.mcpUrl && input.mcp) {
       // Load the server's tools now, without making the developer wait; a failure is recorded on the app.
       void this.refreshMcpSnapshot.execute(appId).catch(() => undefined);
     }

@@ -17,7 +17,7 @@ import { AttemptRecorder } from '../calls/attempt-recorder.js';
 import type { AttemptFailure, AttemptSuccess, MadeAttempt } from '../calls/call-transitions.js';
 import { capErrorText, describeMcpError, findCause } from './mcp-error.js';
 import { McpTargets } from './mcp-targets.js';
-import { flattenMcpResult, type McpToolResult } from './result-text.js';
+import { type McpToolResult, mcpResultOf } from './result-text.js';
 
 /** The longest deadline of an MCP tool call (the default is MCP_CALL_TIMEOUT_S, 30 s). */
 export const MCP_CALL_MAX_TIMEOUT_MS = 120_000;
@@ -82,11 +82,11 @@ export class CallMcpTool {
     } catch (error) {
       return this.failureOf(error, options.signal, timeoutMs);
     }
-    const resultText = flattenMcpResult(result);
+    const kept = mcpResultOf(result);
     if (result.isError) {
-      return mcpFailure('tool_error', capErrorText(resultText || 'the tool reported an error'), { result, resultText });
+      return mcpFailure('tool_error', capErrorText(kept.resultText || 'the tool reported an error'), kept);
     }
-    return { success: { result, resultText, httpStatus: null, responseExcerpt: null } };
+    return { success: { ...kept, httpStatus: null, responseExcerpt: null } };
   }
 
   private failureOf(error: unknown, signal: AbortSignal | undefined, timeoutMs: number): McpAnswer {

@@ -38,4 +38,35 @@ describe('mcpSnapshotEntries', () => {
     expect(entries[1].reason).toMatch(/^listed twice: the server lists "opt" 2 times/);
     expect(entries[2].reason).toBe(entries[1].reason);
   });
+
+  it('keeps every string storable, and does not offer a tool whose name had to change for that', () => {
+    const [nul, surrogate, long, described] = mcpSnapshotEntries('a-b', [
+      tool('bad\u0000name'),
+      tool('half\ud800'),
+      tool('n'.repeat(5000)),
+      tool('ok', {
+        description: 'says \u0000',
+        inputSchema: { type: 'object', properties: { 'k\u0000': { type: 'string', description: '\udc00' } } },
+      }),
+    ]);
+    expect(nul).toMatchObject({ name: 'bad\ufffdname', available: false });
+    expect(nul.reason).toMatch(/^its name holds NUL \(U\+0000\), which cannot be stored/);
+    expect(surrogate).toMatchObject({ name: 'half\ufffd', available: false });
+    expect(surrogate.reason).toMatch(/^its name holds an unpaired UTF-16 surrogate/);
+    expect(long.name).toBe(`${'n'.repeat(200)}…`);
+    expect(long).toMatchObject({
+      available: false,
+      reason: expect.stringMatching(/^its name is 5000 characters long/),
+    });
+    expect(described).toMatchObject({
+      available: true,
+      description: 'says \ufffd',
+      inputSchema: { type: 'object', properties: { 'k\ufffd': { type: 'string', description: '\ufffd' } } },
+    });
+  });
+
+  it('cuts a long name without leaving half a surrogate pair', () => {
+    const [entry] = mcpSnapshotEntries('a-b', [tool(`${'n'.repeat(199)}😀${'n'.repeat(10)}`)]);
+    expect(entry.name).toBe(`${'n'.repeat(199)}\ufffd…`);
+  });
 });

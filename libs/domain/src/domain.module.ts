@@ -22,6 +22,7 @@ import { AgentToolsets } from './agents/agent-toolsets.js';
 import { CallMcpTool } from './mcp/call-mcp-tool.use-case.js';
 import { McpArgumentChecks } from './mcp/mcp-argument-checks.js';
 import { McpListChangedRefresh } from './mcp/mcp-list-changed.js';
+import { OffLoopSchemaChecks } from './mcp/off-loop-schema-checks.js';
 import { ListAppMcpTools } from './mcp/list-app-mcp-tools.use-case.js';
 import { McpTargets } from './mcp/mcp-targets.js';
 import { RefreshAppMcpTools } from './mcp/refresh-app-mcp-tools.use-case.js';
@@ -98,6 +99,7 @@ const useCases = [
   AgentToolsets,
   CallMcpTool,
   McpArgumentChecks,
+  OffLoopSchemaChecks,
   McpListChangedRefresh,
   ListAppMcpTools,
   McpTargets,

@@ -7,10 +7,11 @@ import ajvFormats from 'ajv-formats';
 /** @typedef {'2020-12' | '2019-09' | 'draft-07'} Dialect */
 
 /**
- * The options the MCP SDK's own validator uses: unknown keywords pass, formats are checked, every error is reported.
+ * The options the MCP SDK's own validator uses (unknown keywords pass, formats are checked, every error is
+ * reported), and own properties only: a property named `constructor` or `toString` is not read from the prototype.
  * @type {import('ajv').Options}
  */
-const OPTIONS = { strict: false, validateSchema: false, validateFormats: true, allErrors: true };
+const OPTIONS = { strict: false, validateSchema: false, validateFormats: true, allErrors: true, ownProperties: true };
 
 /**
  * A validator of one JSON Schema dialect, with the formats.

@@ -161,10 +161,12 @@ describe('McpArgumentChecks of a schema holding regexes', () => {
 });
 
 describe('holdsRegexes', () => {
-  it('finds pattern and patternProperties at any depth, and nothing else', () => {
+  it('finds pattern, patternProperties and the regex format at any depth, and nothing else', () => {
     expect(holdsRegexes({ type: 'object', properties: { a: { type: 'string' } } })).toBe(false);
     expect(holdsRegexes({ properties: { a: { items: [{ anyOf: [{ pattern: 'x' }] }] } } })).toBe(true);
     expect(holdsRegexes({ patternProperties: {} })).toBe(true);
+    expect(holdsRegexes({ properties: { re: { type: 'string', format: 'regex' } } })).toBe(true);
+    expect(holdsRegexes({ properties: { at: { type: 'string', format: 'date-time' } } })).toBe(false);
     expect(holdsRegexes({ properties: { pattern: { type: 'string' } } })).toBe(false);
   });
 });

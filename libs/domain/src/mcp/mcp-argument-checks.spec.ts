@@ -140,8 +140,9 @@ describe('McpArgumentChecks of a schema holding regexes', () => {
     const flood = Array.from({ length: 20 }, () => checks.problems(slow, hostile));
     const started = performance.now();
     expect(await checks.problems(tool(word('^b+$'), { appId: 'app_other' }), { word: 'bbb' })).toEqual([]);
-    // Behind at most the hostile check already running, not behind the 16 waiting after it (3 more were refused).
-    expect(performance.now() - started).toBeLessThan(1_500);
+    // Behind at most the hostile check already running and a thread's start or two, not behind the 16 waiting after
+    // it (3 more were refused), which take 200 ms and a new thread each.
+    expect(performance.now() - started).toBeLessThan(3_000);
     const refusals = (await Promise.all(flood)).map((problems) => problems[0]?.message ?? '');
     expect(refusals.filter((m) => m.includes('too many calls')).length).toBe(3);
     expect(refusals.filter((m) => m.startsWith('not checked within')).length).toBe(17);

@@ -13,6 +13,7 @@ export default tseslint.config(
       'test/support/openapi.d.ts',
       '**/*.mjs',
       '!bench/**/*.mjs',
+      '!libs/**/*.mjs',
       '**/*.js',
       'prisma.config.ts',
     ],
@@ -53,9 +54,10 @@ export default tseslint.config(
     },
   },
   {
-    // The bench's Node scripts are type-checked JavaScript (tsconfig.json: checkJs): tsc knows Node's globals from
-    // @types/node and reports an undefined name itself, as it does for the TypeScript, so no-undef adds nothing.
-    files: ['bench/**/*.mjs'],
+    // The bench's Node scripts and the libs' worker-thread modules are type-checked JavaScript (tsconfig.json:
+    // checkJs): tsc knows Node's globals from @types/node and reports an undefined name itself, as it does for the
+    // TypeScript, so no-undef adds nothing.
+    files: ['bench/**/*.mjs', 'libs/**/*.mjs'],
     rules: { 'no-undef': 'off' },
   },
 );

@@ -10,6 +10,7 @@ import { ApiModule } from './app.module.js';
 import { mountOperatorQueueDashboard } from './operators/operator-queue-dashboard.js';
 import { answerBadUrlWithProblem, answerClientErrorWithProblem } from './common/client-error-problem.js';
 import { acceptJsonBodiesOnly } from './common/json-body.js';
+import { drainOversizedBodies } from './common/oversized-bodies.js';
 import { describeApi } from './common/openapi.js';
 import { echoRequestId, logRequests, requestIdOf } from './common/request-logging.js';
 
@@ -40,6 +41,7 @@ export async function createApiApp(env: Env): Promise<INestApplication> {
   echoRequestId(fastify);
   logRequests(fastify, logger);
   acceptJsonBodiesOnly(fastify);
+  drainOversizedBodies(fastify);
   await mountOperatorQueueDashboard(app);
 
   // Built on the first GET of /docs, /openapi.json or /openapi.yaml, then kept: an API never asked holds no document.

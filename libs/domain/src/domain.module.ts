@@ -23,6 +23,7 @@ import { AppMcpSessions } from './mcp/app-mcp-sessions.js';
 import { CallMcpTool } from './mcp/call-mcp-tool.use-case.js';
 import { McpArgumentChecks } from './mcp/mcp-argument-checks.js';
 import { McpListChangedRefresh } from './mcp/mcp-list-changed.js';
+import { OffLoopSchemaChecks } from './mcp/off-loop-schema-checks.js';
 import { ListAppMcpTools } from './mcp/list-app-mcp-tools.use-case.js';
 import { McpTargets } from './mcp/mcp-targets.js';
 import { RefreshAppMcpTools } from './mcp/refresh-app-mcp-tools.use-case.js';
@@ -100,6 +101,7 @@ const useCases = [
   AppMcpSessions,
   CallMcpTool,
   McpArgumentChecks,
+  OffLoopSchemaChecks,
   McpListChangedRefresh,
   ListAppMcpTools,
   McpTargets,

@@ -89,5 +89,6 @@ export * from './mcp/refresh-mcp-snapshot.use-case.js';
 export * from './mcp/refresh-stale-mcp-snapshots.use-case.js';
 export * from './mcp/run-agent-mcp-call.use-case.js';
 export * from './mcp/mcp-list-changed.js';
+export * from './mcp/off-loop-schema-checks.js';
 export * from './maintenance/purge-expired-records.use-case.js';
 export * from './storable-json.js';

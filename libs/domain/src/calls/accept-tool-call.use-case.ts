@@ -101,7 +101,7 @@ export class AcceptToolCall {
     if (typeof args !== 'object' || args === null || Array.isArray(args)) {
       throw DomainError.validation([{ path: 'arguments', message: 'must be an object of argument names to values' }]);
     }
-    if (target.mcp) assertNoProblems(this.mcpArguments.problems(target.mcp, args as Record<string, unknown>));
+    if (target.mcp) assertNoProblems(await this.mcpArguments.problems(target.mcp, args as Record<string, unknown>));
     const timeoutMs = this.callMcpTool.timeoutMs(mcp);
     const draft = this.draft(agent, input, target, {
       toolKind: 'mcp',

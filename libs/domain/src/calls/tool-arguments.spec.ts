@@ -53,6 +53,19 @@ describe('argumentProblems', () => {
     expect(paths({ city: 'Oslo', days: 2 }, params)).toEqual(['arguments.city', 'arguments.days']);
     expect(paths({ city: 'Riga' }, params)).toEqual(['arguments.days']);
   });
+
+  it('reads own properties only: names every object inherits are parameters like any other', () => {
+    const inherited = ['constructor', 'toString', 'valueOf', '__proto__'].map((name) => ({
+      name,
+      type: 'string' as const,
+      description: name,
+      required: false,
+    }));
+    const params = effectiveParameters(inherited, []);
+    expect(paths({}, params)).toEqual([]);
+    expect(paths(JSON.parse('{"__proto__": "p", "constructor": "c"}'), params)).toEqual([]);
+    expect(paths({ toString: 1 }, params)).toEqual(['arguments.toString']);
+  });
 });
 
 describe('configuredParameterProblems', () => {

@@ -95,7 +95,8 @@ export function argumentProblems(parameters: readonly EffectiveParameter[], args
   }
   for (const parameter of parameters) {
     const path = `arguments.${parameter.name}`;
-    const value = values[parameter.name];
+    // Own properties only: `constructor`, `toString`, `__proto__`… are parameter names, not what `{}` inherits.
+    const value = Object.hasOwn(values, parameter.name) ? values[parameter.name] : undefined;
     if (value === undefined || value === null) {
       if (parameter.required)
         problems.push({ path, message: `required (${parameter.type}): ${parameter.description}` });

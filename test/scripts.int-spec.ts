@@ -31,6 +31,36 @@ describe('npm run token', () => {
     await jwtVerify(token, new TextEncoder().encode(DEVELOPMENT_JWT_SECRET), { audience: 'toolgate' });
     expect(decodeJwt(token)).toMatchObject({ role: 'agent', project_id: 'p1', agent_id: 'a1' });
   });
+
+  const token = (...args: string[]) =>
+    spawnSync(process.execPath, ['scripts/run-built.mjs', 'token', ...args], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '' },
+    });
+
+  it.each(['--help', '-h'])('%s prints the usage and exits 0', (flag) => {
+    requireDist();
+    const run = token(flag);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^usage: npm run token -- <role>/);
+    expect(run.stderr).toBe('');
+  });
+
+  it.each([
+    [['developer', 'dev_1', '--bogus'], "Unknown option '--bogus'"],
+    [['developer', 'dev_1', 'extra'], 'unexpected argument extra'],
+    [['operator', '--ttl', 'soon'], '--ttl soon is not a duration'],
+    [['nobody'], 'usage: npm run token'],
+  ])('refuses %j with the usage, exit 2 and no stack trace', (args, said) => {
+    requireDist();
+    const run = token(...args);
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain(said);
+    expect(run.stderr).toContain('usage: npm run token');
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
 });
 
 describe('npm start local mode', () => {

@@ -1,14 +1,15 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { type Server, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { decodeJwt, jwtVerify } from 'jose';
 import pg from 'pg';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEVELOPMENT_JWT_SECRET } from '../libs/config/src/index.js';
 import { applyLocalMode, startEmbeddedPostgres } from '../scripts/local-services.js';
-import { requireDist } from './support/processes.js';
+import { requireDist, startAppProcess } from './support/processes.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -61,6 +62,31 @@ describe('npm run token', () => {
     expect(run.stderr).toContain('usage: npm run token');
     expect(run.stderr).not.toMatch(/\n\s+at /);
   });
+});
+
+describe('a taken port', () => {
+  let holder: Server;
+  let taken: number;
+  beforeAll(async () => {
+    holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '::', resolve));
+    taken = (holder.address() as { port: number }).port;
+  });
+  afterAll(() => new Promise((resolve) => holder.close(resolve)));
+
+  it('stops the API, naming PORT', async () => {
+    const api = startAppProcess('api', {
+      DATABASE_URL: inject('databaseUrl'),
+      REDIS_URL: inject('redisUrl'),
+      PORT: String(taken),
+      WORKER_METRICS_PORT: '0',
+    });
+    const code = await new Promise<number | null>((resolve) => api.child.once('close', resolve));
+    expect(code, api.output()).toBe(1);
+    expect(api.output()).toContain(
+      `Toolgate API could not start: port ${taken} (PORT) is already in use by another process: set PORT to a free port`,
+    );
+  }, 60_000);
 });
 
 describe('npm start local mode', () => {

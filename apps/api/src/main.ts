@@ -2,7 +2,7 @@
 import '../../../libs/config/src/wasm-tiers.js';
 import { Logger } from '@nestjs/common';
 import type { Server } from 'node:http';
-import { developmentDefaultsInUse, loadEnvOrExit } from '../../../libs/config/src/index.js';
+import { developmentDefaultsInUse, explainListenError, loadEnvOrExit } from '../../../libs/config/src/index.js';
 import { FirstAttempts } from '../../../libs/domain/src/index.js';
 import { logProcessWarnings, releaseHeapWhenIdle } from '../../../libs/observability/src/index.js';
 import { createApiApp } from './create-api-app.js';
@@ -15,8 +15,13 @@ const app = await createApiApp(env);
 const logger = new Logger('Api');
 logProcessWarnings(new Logger());
 for (const warning of developmentDefaultsInUse(env)) new Logger('Configuration').warn(`WARNING: ${warning}`);
-// Every interface, IPv4 and IPv6, as Node's own listen(port) does (Fastify would pick localhost only).
-await app.listen(env.PORT, '::');
+try {
+  // Every interface, IPv4 and IPv6, as Node's own listen(port) does (Fastify would pick localhost only).
+  await app.listen(env.PORT, '::');
+} catch (error) {
+  logger.fatal(`Toolgate API could not start: ${explainListenError(error, 'PORT', env.PORT).message}`);
+  process.exit(1);
+}
 logger.log(`Toolgate API on ${env.PUBLIC_BASE_URL} (docs: ${env.PUBLIC_BASE_URL}/docs)`);
 releaseHeapWhenIdle();
 

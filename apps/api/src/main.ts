@@ -27,8 +27,9 @@ releaseHeapWhenIdle();
 
 // SIGTERM: stop accepting, let requests in flight finish (an instant call records its attempt) and the first
 // attempts of queued calls be recorded, then close the database and Redis. Nest's own hooks would close them first.
+// SIGINT (Ctrl-C) and SIGHUP (the terminal closed) stop it the same way.
 let stopping = false;
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;

@@ -30,14 +30,23 @@ export interface LocalService {
   onUnexpectedEnd(listener: (how: string) => void): void;
 }
 
-export async function freePort(): Promise<number> {
+export async function freePort(host = '127.0.0.1'): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(0, host, () => {
       const { port } = server.address() as { port: number };
       server.close(() => resolve(port));
     });
+  });
+}
+
+/** Why `port` on `host` cannot be listened on (EADDRINUSE: another process holds it), or undefined if it can. */
+export async function listenError(port: number, host: string): Promise<NodeJS.ErrnoException | undefined> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', resolve);
+    server.listen(port, host, () => server.close(() => resolve(undefined)));
   });
 }
 

@@ -234,8 +234,8 @@ try {
     },
     say: show,
     output: { file: logFile },
-    onUnexpectedExit: (name, code) => {
-      console.error(`  ${name} stopped (exit code ${code}); its log is in ${logFile}`);
+    onUnexpectedExit: (name, how) => {
+      console.error(`  ${name} ${how}; its log is in ${logFile}`);
       process.exit(1);
     },
   });

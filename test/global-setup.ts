@@ -46,7 +46,7 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject) {
   if (await runNeedsDist(project)) buildDist();
-  const started: LocalService[] = [];
+  const started: Pick<LocalService, 'stop'>[] = [];
   const dir = mkdtempSync(join(tmpdir(), 'toolgate-test-'));
   chmodSync(dir, 0o755); // as root, Postgres runs as the `postgres` user, which must reach its data directory
   let databaseUrl = process.env.TEST_DATABASE_URL;
@@ -58,7 +58,7 @@ export default async function setup(project: TestProject) {
   let pgbouncerUrl = '';
   if (process.env.TEST_DATABASE_VIA === 'pgbouncer') {
     const pgbouncer = await startPgBouncer(databaseUrl);
-    started.push({ url: pgbouncer.baseUrl, stop: () => pgbouncer.stop() });
+    started.push(pgbouncer);
     pgbouncerUrl = pgbouncer.baseUrl;
   } else if (process.env.TEST_DATABASE_VIA && process.env.TEST_DATABASE_VIA !== 'direct') {
     throw new Error(`TEST_DATABASE_VIA must be "direct" or "pgbouncer", not "${process.env.TEST_DATABASE_VIA}"`);

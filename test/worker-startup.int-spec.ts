@@ -1,6 +1,7 @@
 // STYLE.md rule 8: the worker refuses to start when a job name of libs/queue has no processor, so a job can never
 // sit in Redis with nobody to run it.
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Test } from '@nestjs/testing';
 import { describe, expect, inject, it } from 'vitest';
@@ -56,5 +57,22 @@ describe('the worker', () => {
     expect(worker.output()).toContain('Toolgate worker could not start');
     expect(worker.output()).toContain('refusing to start: no processor for job name(s) replay-tool-call');
     expect(worker.output()).not.toContain('Toolgate worker started');
+  });
+
+  it('process exits 1 naming WORKER_METRICS_PORT when its metrics port is taken', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as { port: number };
+    try {
+      const worker = startAppProcess('worker', { ...workerEnv(), WORKER_METRICS_PORT: String(port) });
+      const code = await new Promise<number | null>((resolve) => worker.child.once('close', resolve));
+      expect(code, worker.output()).toBe(1);
+      expect(worker.output()).toContain(
+        `Toolgate worker could not start: 127.0.0.1:${port} (WORKER_METRICS_PORT) is already in use by another ` +
+          'process: set WORKER_METRICS_PORT to a free port (0: any free port)',
+      );
+    } finally {
+      holder.close();
+    }
   });
 });

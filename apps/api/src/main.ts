@@ -2,7 +2,7 @@
 import '../../../libs/config/src/wasm-tiers.js';
 import { Logger } from '@nestjs/common';
 import type { Server } from 'node:http';
-import { developmentDefaultsInUse, loadEnvOrExit } from '../../../libs/config/src/index.js';
+import { developmentDefaultsInUse, explainListenError, loadEnvOrExit } from '../../../libs/config/src/index.js';
 import { FirstAttempts } from '../../../libs/domain/src/index.js';
 import { logProcessWarnings, releaseHeapWhenIdle } from '../../../libs/observability/src/index.js';
 import { createApiApp } from './create-api-app.js';
@@ -15,15 +15,21 @@ const app = await createApiApp(env);
 const logger = new Logger('Api');
 logProcessWarnings(new Logger());
 for (const warning of developmentDefaultsInUse(env)) new Logger('Configuration').warn(`WARNING: ${warning}`);
-// Every interface, IPv4 and IPv6, as Node's own listen(port) does (Fastify would pick localhost only).
-await app.listen(env.PORT, '::');
+try {
+  // Every interface, IPv4 and IPv6, as Node's own listen(port) does (Fastify would pick localhost only).
+  await app.listen(env.PORT, '::');
+} catch (error) {
+  logger.fatal(`Toolgate API could not start: ${explainListenError(error, 'PORT', env.PORT).message}`);
+  process.exit(1);
+}
 logger.log(`Toolgate API on ${env.PUBLIC_BASE_URL} (docs: ${env.PUBLIC_BASE_URL}/docs)`);
 releaseHeapWhenIdle();
 
 // SIGTERM: stop accepting, let requests in flight finish (an instant call records its attempt) and the first
 // attempts of queued calls be recorded, then close the database and Redis. Nest's own hooks would close them first.
+// SIGINT (Ctrl-C) and SIGHUP (the terminal closed) stop it the same way.
 let stopping = false;
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;

@@ -36,8 +36,9 @@ try {
 
 // SIGTERM: take no new jobs, let the attempts in flight finish and be recorded, then close.
 // Nest's own shutdown hooks would close the database first, under the running attempts.
+// SIGINT (Ctrl-C) and SIGHUP (the terminal closed) stop it the same way.
 let stopping = false;
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;

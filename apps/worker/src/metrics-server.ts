@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { ENV, type Env } from '../../../libs/config/src/index.js';
+import { ENV, type Env, explainListenError } from '../../../libs/config/src/index.js';
 import { Metrics } from '../../../libs/observability/src/index.js';
 
 /** What the API answers to GET /health/live too: one probe reads both alike. */
@@ -35,12 +35,12 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
         () => res.writeHead(500).end(),
       );
     });
+    const { WORKER_METRICS_PORT: port, WORKER_METRICS_HOST: host } = this.env;
     await new Promise<void>((resolve, reject) => {
-      this.server!.once('error', reject);
-      this.server!.listen(this.env.WORKER_METRICS_PORT, this.env.WORKER_METRICS_HOST, resolve);
+      this.server!.once('error', (error) => reject(explainListenError(error, 'WORKER_METRICS_PORT', port, host)));
+      this.server!.listen(port, host, resolve);
     });
-    const { port } = this.server.address() as { port: number };
-    this.logger.log(`metrics on http://${this.env.WORKER_METRICS_HOST}:${port}/metrics`);
+    this.logger.log(`metrics on http://${host}:${this.port}/metrics`);
   }
 
   get port(): number {

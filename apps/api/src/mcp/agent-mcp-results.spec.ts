@@ -32,6 +32,9 @@ describe('finishedCallResult', () => {
     expect(finishedCallResult(call({ result: { content: [] }, resultText: 'OK' })).content).toEqual([
       { type: 'text', text: 'OK' },
     ]);
+    const error = { kind: 'tool_error', message: 'the tool reported an error' };
+    const failed = finishedCallResult(call({ status: 'failed', result: { content: [], isError: true }, error }));
+    expect(failed).toMatchObject({ isError: true, content: [{ type: 'text', text: 'the tool reported an error' }] });
   });
 
   it('gives the text of an MCP result kept as text (nested too deep to keep as JSON)', () => {

@@ -36,7 +36,8 @@ function resultOf(call: ToolCall): McpCallResult {
   if (call.toolKind === 'mcp') {
     const result = call.result;
     if (result && typeof result === 'object' && !Array.isArray(result)) {
-      return inModelParts(result as McpCallResult, call.resultText);
+      const error = call.error as { message?: string } | null;
+      return inModelParts(result as McpCallResult, call.status === 'succeeded' ? call.resultText : error?.message);
     }
     // kept as text (nested too deep): the model reads what result_text says
     if (call.status === 'succeeded') return textResult(call.resultText ?? '');
@@ -58,9 +59,9 @@ function resultOf(call: ToolCall): McpCallResult {
 }
 
 /** An MCP result as agent hosts take it: 1 to 16 content parts. */
-function inModelParts(result: McpCallResult, resultText: string | null): McpCallResult {
+function inModelParts(result: McpCallResult, text: string | null | undefined): McpCallResult {
   const content = Array.isArray(result.content) ? result.content : [];
-  if (content.length === 0) return { ...result, content: [{ type: 'text', text: resultText || EMPTY_RESULT_TEXT }] };
+  if (content.length === 0) return { ...result, content: [{ type: 'text', text: text || EMPTY_RESULT_TEXT }] };
   return { ...result, content: modelContent(content) };
 }
 

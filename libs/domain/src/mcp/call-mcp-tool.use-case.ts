@@ -84,7 +84,8 @@ export class CallMcpTool {
     }
     const kept = mcpResultOf(result);
     if (result.isError) {
-      return mcpFailure('tool_error', capErrorText(kept.resultText || 'the tool reported an error'), kept);
+      const saidNothing = !result.content?.length && result.structuredContent === undefined;
+      return mcpFailure('tool_error', capErrorText(saidNothing ? 'the tool reported an error' : kept.resultText), kept);
     }
     return { success: { ...kept, httpStatus: null, responseExcerpt: null } };
   }

@@ -1189,6 +1189,8 @@ export interface operations {
                             auth_header_name: string | null;
                             auth_header_value_set: boolean;
                         } | null;
+                        /** @description The deadline of the app's MCP calls, in seconds: its own, else the deployment's default */
+                        mcp_call_timeout_s: number;
                     };
                 };
             };
@@ -1258,6 +1260,8 @@ export interface operations {
                         /** @enum {string} */
                         auth_header_value_action: "preserve" | "replace" | "clear";
                     } | null;
+                    /** @description The deadline of the app's MCP calls, in seconds (1 to 120). Omitted: the stored one stays. null: the deployment's default again (MCP_CALL_TIMEOUT_S, 30 s unless set). */
+                    mcp_call_timeout_s?: number | null;
                 };
             };
         };
@@ -1277,6 +1281,8 @@ export interface operations {
                             auth_header_name: string | null;
                             auth_header_value_set: boolean;
                         } | null;
+                        /** @description The deadline of the app's MCP calls, in seconds: its own, else the deployment's default */
+                        mcp_call_timeout_s: number;
                     };
                 };
             };

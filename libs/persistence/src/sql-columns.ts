@@ -79,6 +79,7 @@ export const APP_COLUMNS: Columns<App> = {
   mcpSnapshotError: 'mcp_snapshot_error',
   mcpSnapshotFailures: 'mcp_snapshot_failures',
   mcpSnapshotRetryAt: 'mcp_snapshot_retry_at',
+  mcpCallTimeoutS: 'mcp_call_timeout_s',
   createdAt: 'created_at',
   updatedAt: 'updated_at',
 };

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
 import type { z } from 'zod';
 import {
@@ -12,6 +12,7 @@ import {
   UpdateApp,
   agentToolsSettingsOf,
 } from '../../../../../libs/domain/src/index.js';
+import { ENV, type Env } from '../../../../../libs/config/src/index.js';
 import { Auth, DeveloperId } from '../../common/auth.guard.js';
 import { Answers, AnswersNoContent, Operation, Problems, QueryOf, jsonSchemaOf } from '../../common/openapi.js';
 import { pageOf } from '../../common/problem.schemas.js';
@@ -37,6 +38,7 @@ import { ExchangeLaunchCodeSchema, LaunchContextResponseSchema } from '../../pro
 @Controller('v1/apps')
 export class AppsController {
   constructor(
+    @Inject(ENV) private readonly env: Env,
     private readonly createApp: CreateApp,
     private readonly listApps: ListApps,
     private readonly findOwnedApp: FindOwnedApp,
@@ -123,7 +125,8 @@ export class AppsController {
   @Answers(200, AgentToolsResponseSchema, 'The settings (never the MCP auth header value)')
   @Problems(404)
   async getAgentTools(@DeveloperId() developerId: string, @Param('app_id') appId: string) {
-    return agentToolsSettingsOf(await this.findOwnedApp.execute(developerId, appId));
+    const app = await this.findOwnedApp.execute(developerId, appId);
+    return agentToolsSettingsOf(app, this.env.MCP_CALL_TIMEOUT_S);
   }
 
   @Put(':app_id/agent-tools')

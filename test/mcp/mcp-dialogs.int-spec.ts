@@ -76,11 +76,8 @@ describe('a call over the MCP endpoint', () => {
     const before = handler.at('/dialogs').length;
     await withClient('v1', async (client) => {
       for (const dialog of [42, '', 'd'.repeat(201)]) {
-        const result = await client.callTool({
-          name: tool,
-          arguments: { customer_id: 'c1' },
-          _meta: { 'toolgate/dialog_id': dialog },
-        });
+        const params = { name: tool, arguments: { customer_id: 'c1' }, _meta: { 'toolgate/dialog_id': dialog } };
+        const result = await client.callTool(params);
         expect(result.isError).toBe(true);
         expect(result.content[0].text).toContain(
           "_meta.toolgate/dialog_id: must be the host's dialog id, a string of 1 to 200 characters, or left out",

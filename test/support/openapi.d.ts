@@ -1437,7 +1437,9 @@ export interface operations {
                             private_data_required: boolean;
                             enabled: boolean;
                             /** @enum {string} */
-                            status: "active" | "disabled" | "needs_private_data";
+                            status: "active" | "disabled" | "needs_configuration" | "needs_private_data";
+                            /** @description Why status is needs_configuration: the tool's parameters changed and configured_parameters no longer fit */
+                            configuration_problem: string | null;
                             created_at: string;
                             updated_at: string;
                         } | null;
@@ -3050,7 +3052,9 @@ export interface operations {
                             private_data_required: boolean;
                             enabled: boolean;
                             /** @enum {string} */
-                            status: "active" | "disabled" | "needs_private_data";
+                            status: "active" | "disabled" | "needs_configuration" | "needs_private_data";
+                            /** @description Why status is needs_configuration: the tool's parameters changed and configured_parameters no longer fit */
+                            configuration_problem: string | null;
                             created_at: string;
                             updated_at: string;
                         }[];
@@ -3167,7 +3171,9 @@ export interface operations {
                         private_data_required: boolean;
                         enabled: boolean;
                         /** @enum {string} */
-                        status: "active" | "disabled" | "needs_private_data";
+                        status: "active" | "disabled" | "needs_configuration" | "needs_private_data";
+                        /** @description Why status is needs_configuration: the tool's parameters changed and configured_parameters no longer fit */
+                        configuration_problem: string | null;
                         created_at: string;
                         updated_at: string;
                     };
@@ -3384,7 +3390,9 @@ export interface operations {
                         private_data_required: boolean;
                         enabled: boolean;
                         /** @enum {string} */
-                        status: "active" | "disabled" | "needs_private_data";
+                        status: "active" | "disabled" | "needs_configuration" | "needs_private_data";
+                        /** @description Why status is needs_configuration: the tool's parameters changed and configured_parameters no longer fit */
+                        configuration_problem: string | null;
                         created_at: string;
                         updated_at: string;
                     };

@@ -107,6 +107,7 @@ export const TOOL_INSTANCE_COLUMNS: Columns<ToolInstance> = {
   configuredParameters: 'configured_parameters',
   privateDataEnc: 'private_data_enc',
   privateDataRequired: 'private_data_required',
+  configurationProblem: 'configuration_problem',
   enabled: 'enabled',
   createdAt: 'created_at',
   updatedAt: 'updated_at',

@@ -33,7 +33,7 @@ describe('POST /v1/apps', () => {
       display_name: 'My CRM',
       embedded_page_url: null,
       developer_page_url: null,
-      agent_tools: { enabled: false, mode: 'constructor' },
+      agent_tools: { enabled: false, mode: 'constructor', mcp_call_timeout_s: 30 },
     });
     expect(response.body.webhook_secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(Buffer.from(response.body.webhook_secret.slice(6), 'base64')).toHaveLength(32);
@@ -390,6 +390,8 @@ describe('agent-tools settings', () => {
     expect(kept.body.mcp_call_timeout_s).toBe(90);
     const read = await api.request('GET', `/v1/apps/${app.id}/agent-tools`, { token: alice });
     expect(read.body.mcp_call_timeout_s).toBe(90);
+    const appRead = await api.request('GET', `/v1/apps/${app.id}`, { token: alice });
+    expect(appRead.body.agent_tools).toEqual({ enabled: false, mode: 'mcp', mcp_call_timeout_s: 90 });
     const reset = await put({ enabled: true, mode: 'mcp', mcp, mcp_call_timeout_s: null });
     expect(reset.body.mcp_call_timeout_s).toBe(30);
 

@@ -28,7 +28,7 @@ export async function mcpAgent(
     token: dev,
     body: { name: options.name ?? uniqueAppName('mcp'), display_name: options.displayName ?? 'Everything' },
   });
-  expect(created.status).toBe(201);
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
   const app = created.body as { id: string; name: string };
   const mcp = options.headerValue
     ? {

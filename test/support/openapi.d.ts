@@ -673,6 +673,8 @@ export interface operations {
                                 enabled: boolean;
                                 /** @enum {string} */
                                 mode: "constructor" | "mcp";
+                                /** @description The deadline of its MCP calls, in seconds */
+                                mcp_call_timeout_s: number;
                             };
                             created_at: string;
                             updated_at: string;
@@ -756,6 +758,8 @@ export interface operations {
                             enabled: boolean;
                             /** @enum {string} */
                             mode: "constructor" | "mcp";
+                            /** @description The deadline of its MCP calls, in seconds */
+                            mcp_call_timeout_s: number;
                         };
                         created_at: string;
                         updated_at: string;
@@ -856,6 +860,8 @@ export interface operations {
                             enabled: boolean;
                             /** @enum {string} */
                             mode: "constructor" | "mcp";
+                            /** @description The deadline of its MCP calls, in seconds */
+                            mcp_call_timeout_s: number;
                         };
                         created_at: string;
                         updated_at: string;
@@ -1013,6 +1019,8 @@ export interface operations {
                             enabled: boolean;
                             /** @enum {string} */
                             mode: "constructor" | "mcp";
+                            /** @description The deadline of its MCP calls, in seconds */
+                            mcp_call_timeout_s: number;
                         };
                         created_at: string;
                         updated_at: string;

@@ -59,7 +59,7 @@ export class AppsController {
     @Body(new ZodValidationPipe(CreateAppSchema)) body: z.output<typeof CreateAppSchema>,
   ) {
     const { app, webhookSecret } = await this.createApp.execute(developerId, body);
-    return { ...presentApp(app), webhook_secret: webhookSecret };
+    return { ...presentApp(app, this.env.MCP_CALL_TIMEOUT_S), webhook_secret: webhookSecret };
   }
 
   @Get()
@@ -72,7 +72,10 @@ export class AppsController {
     @Query(new ZodValidationPipe(ListQuerySchema)) query: z.output<typeof ListQuerySchema>,
   ) {
     const page = await this.listApps.execute(developerId, pageRequest(query));
-    return { data: page.items.map(presentApp), next_cursor: encodeCursor(page.nextAfter) };
+    return {
+      data: page.items.map((app) => presentApp(app, this.env.MCP_CALL_TIMEOUT_S)),
+      next_cursor: encodeCursor(page.nextAfter),
+    };
   }
 
   @Get(':app_id')
@@ -80,7 +83,7 @@ export class AppsController {
   @Answers(200, AppResponseSchema, 'The app')
   @Problems(404)
   async get(@DeveloperId() developerId: string, @Param('app_id') appId: string) {
-    return presentApp(await this.findOwnedApp.execute(developerId, appId));
+    return presentApp(await this.findOwnedApp.execute(developerId, appId), this.env.MCP_CALL_TIMEOUT_S);
   }
 
   @Patch(':app_id')
@@ -93,7 +96,7 @@ export class AppsController {
     @Param('app_id') appId: string,
     @Body(new ZodValidationPipe(UpdateAppSchema)) body: z.output<typeof UpdateAppSchema>,
   ) {
-    return presentApp(await this.updateApp.execute(developerId, appId, body));
+    return presentApp(await this.updateApp.execute(developerId, appId, body), this.env.MCP_CALL_TIMEOUT_S);
   }
 
   @Delete(':app_id')

@@ -75,7 +75,11 @@ export const AppResponseSchema = z.object({
   display_name: z.string(),
   embedded_page_url: z.string().nullable(),
   developer_page_url: z.string().nullable(),
-  agent_tools: z.object({ enabled: z.boolean(), mode: z.enum(AGENT_TOOLS_MODES) }),
+  agent_tools: z.object({
+    enabled: z.boolean(),
+    mode: z.enum(AGENT_TOOLS_MODES),
+    mcp_call_timeout_s: z.number().meta({ description: 'The deadline of its MCP calls, in seconds' }),
+  }),
   created_at: z.string(),
   updated_at: z.string(),
 });

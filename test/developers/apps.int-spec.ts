@@ -33,7 +33,7 @@ describe('POST /v1/apps', () => {
       display_name: 'My CRM',
       embedded_page_url: null,
       developer_page_url: null,
-      agent_tools: { enabled: false, mode: 'constructor' },
+      agent_tools: { enabled: false, mode: 'constructor', mcp_call_timeout_s: 30 },
     });
     expect(response.body.webhook_secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(Buffer.from(response.body.webhook_secret.slice(6), 'base64')).toHaveLength(32);
@@ -293,7 +293,7 @@ describe('agent-tools settings', () => {
     const app = await createApp();
     const response = await api.request('GET', `/v1/apps/${app.id}/agent-tools`, { token: alice });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ enabled: false, mode: 'constructor', mcp: null });
+    expect(response.body).toEqual({ enabled: false, mode: 'constructor', mcp: null, mcp_call_timeout_s: 30 });
   });
 
   it('preserves, replaces and clears the write-only auth header value', async () => {
@@ -316,6 +316,7 @@ describe('agent-tools settings', () => {
       enabled: true,
       mode: 'mcp',
       mcp: { url, auth_header_name: 'X-Api-Key', auth_header_value_set: true },
+      mcp_call_timeout_s: 30,
     });
     expect(replaced.text).not.toContain('sekret-value-1');
     const [row] = await api.sql('SELECT mcp_auth_header_value_enc FROM apps WHERE id = $1', [app.id]);
@@ -333,6 +334,7 @@ describe('agent-tools settings', () => {
       enabled: false,
       mode: 'mcp',
       mcp: { url: 'https://mcp2.example.com/mcp', auth_header_name: 'X-Api-Key', auth_header_value_set: true },
+      mcp_call_timeout_s: 30,
     });
     const [same] = await api.sql('SELECT mcp_auth_header_value_enc FROM apps WHERE id = $1', [app.id]);
     expect(same.mcp_auth_header_value_enc).toBe(row.mcp_auth_header_value_enc);
@@ -368,9 +370,45 @@ describe('agent-tools settings', () => {
       enabled: true,
       mode: 'constructor',
       mcp: { url, auth_header_name: 'Authorization', auth_header_value_set: true },
+      mcp_call_timeout_s: 30,
     });
     const removed = await put({ enabled: true, mode: 'constructor', mcp: null });
-    expect(removed.body).toEqual({ enabled: true, mode: 'constructor', mcp: null });
+    expect(removed.body).toEqual({ enabled: true, mode: 'constructor', mcp: null, mcp_call_timeout_s: 30 });
+  });
+
+  it("sets the app's own MCP call deadline, 1 to 120 s, keeps it when omitted and goes back to 30 s with null", async () => {
+    const app = await createApp();
+    const put = (body: unknown) => api.request('PUT', `/v1/apps/${app.id}/agent-tools`, { token: alice, body });
+    const mcp = { url: 'https://mcp.example.com/mcp', auth_header_value_action: 'clear' };
+    const set = await put({ enabled: true, mode: 'mcp', mcp, mcp_call_timeout_s: 90 });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    expect(set.body.mcp_call_timeout_s).toBe(90);
+    expect((await api.sql('SELECT mcp_call_timeout_s FROM apps WHERE id = $1', [app.id]))[0].mcp_call_timeout_s).toBe(
+      90,
+    );
+    const kept = await put({ enabled: false, mode: 'mcp', mcp });
+    expect(kept.body.mcp_call_timeout_s).toBe(90);
+    const read = await api.request('GET', `/v1/apps/${app.id}/agent-tools`, { token: alice });
+    expect(read.body.mcp_call_timeout_s).toBe(90);
+    const appRead = await api.request('GET', `/v1/apps/${app.id}`, { token: alice });
+    expect(appRead.body.agent_tools).toEqual({ enabled: false, mode: 'mcp', mcp_call_timeout_s: 90 });
+    const reset = await put({ enabled: true, mode: 'mcp', mcp, mcp_call_timeout_s: null });
+    expect(reset.body.mcp_call_timeout_s).toBe(30);
+
+    for (const [value, message] of [
+      [0, 'must be at least 1 (seconds)'],
+      [121, 'must be at most 120 (seconds), the longest an MCP call may take'],
+      [2.5, 'must be a whole number of seconds from 1 to 120'],
+      ['30', 'must be a whole number of seconds from 1 to 120'],
+    ] as const) {
+      const refused = await put({ enabled: true, mode: 'mcp', mcp, mcp_call_timeout_s: value });
+      expect(refused.status).toBe(422);
+      expect(refused.headers.get('content-type')).toContain('application/problem+json');
+      expect(refused.body.errors).toEqual([{ path: 'mcp_call_timeout_s', message }]);
+    }
+    expect((await api.request('GET', `/v1/apps/${app.id}/agent-tools`, { token: alice })).body.mcp_call_timeout_s).toBe(
+      30,
+    );
   });
 
   it.each([

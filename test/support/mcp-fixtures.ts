@@ -11,15 +11,24 @@ export async function mcpAgent(
   api: Pick<TestApi, 'request'>,
   url: string,
   toolNames: string[],
-  options: { headerName?: string; headerValue?: string; displayName?: string } = {},
+  options: {
+    headerName?: string;
+    headerValue?: string;
+    displayName?: string;
+    /** The app's name (unique when absent). */
+    name?: string;
+    /** Another app's agent: its tools go to the same project and agent. */
+    projectId?: string;
+    agentId?: string;
+  } = {},
 ) {
   counter += 1;
   const dev = await developerToken('dev_mcp');
   const created = await api.request('POST', '/v1/apps', {
     token: dev,
-    body: { name: uniqueAppName('mcp'), display_name: options.displayName ?? 'Everything' },
+    body: { name: options.name ?? uniqueAppName('mcp'), display_name: options.displayName ?? 'Everything' },
   });
-  expect(created.status).toBe(201);
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
   const app = created.body as { id: string; name: string };
   const mcp = options.headerValue
     ? {
@@ -44,8 +53,8 @@ export async function mcpAgent(
   });
   const refreshed = await api.request('POST', `/v1/apps/${app.id}/mcp/refresh`, { token: dev });
   expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200);
-  const projectId = `mp_${process.pid}_${counter}`;
-  const agentId = `ma_${process.pid}_${counter}`;
+  const projectId = options.projectId ?? `mp_${process.pid}_${counter}`;
+  const agentId = options.agentId ?? `ma_${process.pid}_${counter}`;
   const project = await projectToken(projectId);
   const installation = await api.request('POST', `/v1/projects/${projectId}/installations`, {
     token: project,

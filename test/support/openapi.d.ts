@@ -673,6 +673,8 @@ export interface operations {
                                 enabled: boolean;
                                 /** @enum {string} */
                                 mode: "constructor" | "mcp";
+                                /** @description The deadline of its MCP calls, in seconds */
+                                mcp_call_timeout_s: number;
                             };
                             created_at: string;
                             updated_at: string;
@@ -756,6 +758,8 @@ export interface operations {
                             enabled: boolean;
                             /** @enum {string} */
                             mode: "constructor" | "mcp";
+                            /** @description The deadline of its MCP calls, in seconds */
+                            mcp_call_timeout_s: number;
                         };
                         created_at: string;
                         updated_at: string;
@@ -856,6 +860,8 @@ export interface operations {
                             enabled: boolean;
                             /** @enum {string} */
                             mode: "constructor" | "mcp";
+                            /** @description The deadline of its MCP calls, in seconds */
+                            mcp_call_timeout_s: number;
                         };
                         created_at: string;
                         updated_at: string;
@@ -1013,6 +1019,8 @@ export interface operations {
                             enabled: boolean;
                             /** @enum {string} */
                             mode: "constructor" | "mcp";
+                            /** @description The deadline of its MCP calls, in seconds */
+                            mcp_call_timeout_s: number;
                         };
                         created_at: string;
                         updated_at: string;
@@ -1189,6 +1197,8 @@ export interface operations {
                             auth_header_name: string | null;
                             auth_header_value_set: boolean;
                         } | null;
+                        /** @description The deadline of the app's MCP calls, in seconds: its own, else the deployment's default */
+                        mcp_call_timeout_s: number;
                     };
                 };
             };
@@ -1258,6 +1268,8 @@ export interface operations {
                         /** @enum {string} */
                         auth_header_value_action: "preserve" | "replace" | "clear";
                     } | null;
+                    /** @description The deadline of the app's MCP calls, in seconds (1 to 120). Omitted: the stored one stays. null: the deployment's default again (MCP_CALL_TIMEOUT_S, 30 s unless set). */
+                    mcp_call_timeout_s?: number | null;
                 };
             };
         };
@@ -1277,6 +1289,8 @@ export interface operations {
                             auth_header_name: string | null;
                             auth_header_value_set: boolean;
                         } | null;
+                        /** @description The deadline of the app's MCP calls, in seconds: its own, else the deployment's default */
+                        mcp_call_timeout_s: number;
                     };
                 };
             };
@@ -1431,7 +1445,9 @@ export interface operations {
                             private_data_required: boolean;
                             enabled: boolean;
                             /** @enum {string} */
-                            status: "active" | "disabled" | "needs_private_data";
+                            status: "active" | "disabled" | "needs_configuration" | "needs_private_data";
+                            /** @description Why status is needs_configuration: the tool's parameters changed and configured_parameters no longer fit */
+                            configuration_problem: string | null;
                             created_at: string;
                             updated_at: string;
                         } | null;
@@ -3044,7 +3060,9 @@ export interface operations {
                             private_data_required: boolean;
                             enabled: boolean;
                             /** @enum {string} */
-                            status: "active" | "disabled" | "needs_private_data";
+                            status: "active" | "disabled" | "needs_configuration" | "needs_private_data";
+                            /** @description Why status is needs_configuration: the tool's parameters changed and configured_parameters no longer fit */
+                            configuration_problem: string | null;
                             created_at: string;
                             updated_at: string;
                         }[];
@@ -3161,7 +3179,9 @@ export interface operations {
                         private_data_required: boolean;
                         enabled: boolean;
                         /** @enum {string} */
-                        status: "active" | "disabled" | "needs_private_data";
+                        status: "active" | "disabled" | "needs_configuration" | "needs_private_data";
+                        /** @description Why status is needs_configuration: the tool's parameters changed and configured_parameters no longer fit */
+                        configuration_problem: string | null;
                         created_at: string;
                         updated_at: string;
                     };
@@ -3378,7 +3398,9 @@ export interface operations {
                         private_data_required: boolean;
                         enabled: boolean;
                         /** @enum {string} */
-                        status: "active" | "disabled" | "needs_private_data";
+                        status: "active" | "disabled" | "needs_configuration" | "needs_private_data";
+                        /** @description Why status is needs_configuration: the tool's parameters changed and configured_parameters no longer fit */
+                        configuration_problem: string | null;
                         created_at: string;
                         updated_at: string;
                     };

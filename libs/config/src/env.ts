@@ -85,6 +85,7 @@ export const EnvSchema = z
     APP_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(25),
     API_DELIVERY_CONCURRENCY: z.coerce.number().int().min(0).max(1000).default(50),
     PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+    // The deadline of the MCP calls of an app that sets no mcp_call_timeout_s of its own.
     MCP_CALL_TIMEOUT_S: z.coerce.number().min(1).max(120).default(30),
     MCP_WAIT_DEADLINE_S: z.coerce.number().min(1).max(120).default(120),
     MCP_ALLOWED_ORIGINS: z.string().optional(),

@@ -77,6 +77,7 @@ export * from './calls/list-app-tool-calls.use-case.js';
 export * from './calls/reconcile-tool-calls.use-case.js';
 export * from './calls/replay-tool-call.use-case.js';
 export * from './mcp/result-text.js';
+export * from './mcp/mcp-dialog.js';
 export * from './mcp/mcp-snapshot.js';
 export * from './agents/agent-toolsets.js';
 export * from './mcp/app-mcp-sessions.js';

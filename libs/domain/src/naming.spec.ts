@@ -72,6 +72,15 @@ describe('agent-facing names', () => {
     expect(tenth).toMatch(AGENT_FACING_NAME);
   });
 
+  it('cuts a 64-character base to fit its suffix, and still skips names already taken', () => {
+    const base = `${'m'.repeat(10)}_${'t'.repeat(53)}`; // an MCP tool's name may make a base of 64
+    const cut = base.slice(0, 62);
+    const names = resolveAgentFacingNames([base, `${cut}_2`, base, base]);
+    expect(names).toEqual([base, `${cut}_2`, `${cut}_3`, `${cut}_4`]);
+    for (const name of names) expect(name).toMatch(AGENT_FACING_NAME);
+    expect(resolveAgentFacingNames(Array(12).fill(base))[11]).toBe(`${base.slice(0, 61)}_12`);
+  });
+
   it('lets the earliest keep its name and numbers later ones from _2', () => {
     expect(resolveAgentFacingNames(['a_x', 'b_y', 'a_x', 'a_x'])).toEqual(['a_x', 'b_y', 'a_x_2', 'a_x_3']);
   });

@@ -38,9 +38,19 @@ export function agentFacingBaseName(appName: string, toolName: string): string {
   return `${appName.replace(/-/g, '_')}_${toolName}`;
 }
 
+/** The longest agent-facing name model APIs take. */
+const MAX_AGENT_FACING_NAME_CHARS = 64;
+
+/** `base_n`, the base cut so that the whole stays within 64 characters: a suffix never makes a name invalid. */
+function numberedName(base: string, n: number): string {
+  const suffix = `_${n}`;
+  return `${base.slice(0, MAX_AGENT_FACING_NAME_CHARS - suffix.length)}${suffix}`;
+}
+
 /**
  * Resolves collisions between an agent's tools: given base names in the order the tools were
- * added, the first keeps its name and later ones get `_2`, `_3`, … (skipping names already taken).
+ * added, the first keeps its name and later ones get `_2`, `_3`, … (skipping names already taken),
+ * the base cut where the suffix would pass 64 characters.
  */
 export function resolveAgentFacingNames(baseNames: string[]): string[] {
   const taken = new Set<string>();
@@ -50,7 +60,7 @@ export function resolveAgentFacingNames(baseNames: string[]): string[] {
     let n = seen.get(base) ?? 1;
     while (taken.has(name)) {
       n += 1;
-      name = `${base}_${n}`;
+      name = numberedName(base, n);
     }
     seen.set(base, n);
     taken.add(name);

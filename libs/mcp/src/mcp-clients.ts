@@ -23,6 +23,8 @@ export interface ListedTool {
   outputSchema?: Record<string, unknown>;
   annotations?: Record<string, unknown>;
   execution?: { taskSupport?: string };
+  /** MCP Apps put `ui` here: `{resourceUri, visibility: ["model", "app"]}`. */
+  _meta?: Record<string, unknown>;
 }
 
 export interface McpCallOptions {

@@ -79,6 +79,7 @@ export const APP_COLUMNS: Columns<App> = {
   mcpSnapshotError: 'mcp_snapshot_error',
   mcpSnapshotFailures: 'mcp_snapshot_failures',
   mcpSnapshotRetryAt: 'mcp_snapshot_retry_at',
+  mcpCallTimeoutS: 'mcp_call_timeout_s',
   createdAt: 'created_at',
   updatedAt: 'updated_at',
 };
@@ -106,6 +107,7 @@ export const TOOL_INSTANCE_COLUMNS: Columns<ToolInstance> = {
   configuredParameters: 'configured_parameters',
   privateDataEnc: 'private_data_enc',
   privateDataRequired: 'private_data_required',
+  configurationProblem: 'configuration_problem',
   enabled: 'enabled',
   createdAt: 'created_at',
   updatedAt: 'updated_at',

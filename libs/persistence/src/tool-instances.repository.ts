@@ -98,6 +98,28 @@ export class ToolInstancesRepository {
     return this.prisma.toolInstance.count({ where: { projectId, agentId, installationId, toolName } });
   }
 
+  /** The configured parameters of every instance of an HTTP tool (to check them against its new parameters). */
+  async configuredForHttpTool(httpToolId: string): Promise<Pick<ToolInstance, 'id' | 'configuredParameters'>[]> {
+    return this.prisma.toolInstance.findMany({
+      where: { httpToolId },
+      select: { id: true, configuredParameters: true },
+      orderBy: { id: 'asc' },
+    });
+  }
+
+  /** Records, per instance of the HTTP tool, why its configuration no longer fits (null: it fits). */
+  async setConfigurationProblems(
+    httpToolId: string,
+    problems: { id: string; problem: string | null }[],
+  ): Promise<void> {
+    if (problems.length === 0) return;
+    await this.prisma.$transaction(
+      problems.map(({ id, problem }) =>
+        this.prisma.toolInstance.updateMany({ where: { id, httpToolId }, data: { configurationProblem: problem } }),
+      ),
+    );
+  }
+
   async countForHttpTool(httpToolId: string): Promise<number> {
     return this.prisma.toolInstance.count({ where: { httpToolId } });
   }

@@ -24,6 +24,19 @@ describe('finishedCallResult', () => {
     expect(finishedCallResult(call({ status: 'failed', result: failed }))).toMatchObject({ ...failed });
   });
 
+  it('gives an MCP result in 1 to 16 content parts', () => {
+    const many = Array.from({ length: 17 }, (_, i) => ({ type: 'image', data: 'AA==', mimeType: `image/${i}` }));
+    const cut = finishedCallResult(call({ result: { content: many } })).content;
+    expect(cut).toHaveLength(16);
+    expect(cut[15]).toEqual({ type: 'text', text: expect.stringMatching(/^\[2 more content parts not passed/) });
+    expect(finishedCallResult(call({ result: { content: [] }, resultText: 'OK' })).content).toEqual([
+      { type: 'text', text: 'OK' },
+    ]);
+    const error = { kind: 'tool_error', message: 'the tool reported an error' };
+    const failed = finishedCallResult(call({ status: 'failed', result: { content: [], isError: true }, error }));
+    expect(failed).toMatchObject({ isError: true, content: [{ type: 'text', text: 'the tool reported an error' }] });
+  });
+
   it('gives the text of an MCP result kept as text (nested too deep to keep as JSON)', () => {
     expect(finishedCallResult(call({ result: '{"content":[]…', resultText: '{"a":…}' }))).toEqual({
       content: [{ type: 'text', text: '{"a":…}' }],

@@ -1,5 +1,5 @@
 import type { ToolCall } from '../../../../libs/persistence/src/index.js';
-import { DomainError, ErrorCode } from '../../../../libs/domain/src/index.js';
+import { DomainError, EMPTY_RESULT_TEXT, ErrorCode, modelContent } from '../../../../libs/domain/src/index.js';
 
 export interface McpCallResult {
   content: Record<string, unknown>[];
@@ -24,7 +24,8 @@ export function withCallId(result: McpCallResult, callId: string): McpCallResult
 
 /**
  * A finished call as an MCP tool result, naming the call in `_meta`: an MCP tool's result passes through unchanged
- * (images included; one nested too deep to keep is its text); an HTTP tool's JSON object is structuredContent plus
+ * (images included; one nested too deep to keep is its text), but in 1 to 16 content parts (modelContent; no content
+ * is its result_text, `OK` or the structured content's JSON); an HTTP tool's JSON object is structuredContent plus
  * its JSON text, any other body text; a failure is an `isError` result the model can read.
  */
 export function finishedCallResult(call: ToolCall): McpCallResult {
@@ -34,7 +35,10 @@ export function finishedCallResult(call: ToolCall): McpCallResult {
 function resultOf(call: ToolCall): McpCallResult {
   if (call.toolKind === 'mcp') {
     const result = call.result;
-    if (result && typeof result === 'object' && !Array.isArray(result)) return result as McpCallResult;
+    if (result && typeof result === 'object' && !Array.isArray(result)) {
+      const error = call.error as { message?: string } | null;
+      return inModelParts(result as McpCallResult, call.status === 'succeeded' ? call.resultText : error?.message);
+    }
     // kept as text (nested too deep): the model reads what result_text says
     if (call.status === 'succeeded') return textResult(call.resultText ?? '');
   }
@@ -52,6 +56,13 @@ function resultOf(call: ToolCall): McpCallResult {
     return textResult(`The call was cancelled: ${error.message ?? 'no further attempts are made'}.`, true);
   const status = error.http_status ? ` ${error.http_status}` : '';
   return textResult(`The tool failed (${error.kind ?? 'error'}${status}): ${error.message ?? 'no details'}`, true);
+}
+
+/** An MCP result as agent hosts take it: 1 to 16 content parts. */
+function inModelParts(result: McpCallResult, text: string | null | undefined): McpCallResult {
+  const content = Array.isArray(result.content) ? result.content : [];
+  if (content.length === 0) return { ...result, content: [{ type: 'text', text: text || EMPTY_RESULT_TEXT }] };
+  return { ...result, content: modelContent(content) };
 }
 
 /** A refused call (unknown tool, a state rule, invalid arguments) as text that tells the model what to fix. */

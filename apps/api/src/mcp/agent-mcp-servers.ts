@@ -13,7 +13,10 @@ import {
   type AgentRef,
   type AgentTool,
   agentKey,
+  DIALOG_ID_META,
+  DomainError,
   GetAgentToolCall,
+  mcpDialogId,
   RunAgentMcpCall,
 } from '../../../../libs/domain/src/index.js';
 import { presentAgentTool } from '../agents/agents.presenter.js';
@@ -132,6 +135,13 @@ export class AgentMcpServers {
 
   private async call(session: AgentMcpSession, params: CallParams, ctx: ServerContext): Promise<McpCallResult> {
     const agent = session.agent;
+    let dialogId: string;
+    try {
+      dialogId = mcpDialogId(params._meta?.[DIALOG_ID_META], agent, session.clientSessionId);
+    } catch (error) {
+      if (error instanceof DomainError) return refusalResult(params.name, error);
+      throw error;
+    }
     const abort = new AbortController();
     const onClientGone = () => abort.abort();
     ctx.mcpReq.signal.addEventListener('abort', onClientGone);
@@ -150,7 +160,7 @@ export class AgentMcpServers {
         agent,
         {
           tool: params.name,
-          dialog_id: metaString(params._meta, 'toolgate/dialog_id') ?? 'mcp',
+          dialog_id: dialogId,
           lead_id: metaString(params._meta, 'toolgate/lead_id'),
           arguments: params.arguments,
         },

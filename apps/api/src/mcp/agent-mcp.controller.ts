@@ -7,6 +7,7 @@ import {
   validateOriginHeader,
 } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ENV, type Env } from '../../../../libs/config/src/index.js';
@@ -31,7 +32,12 @@ function isCancellation(body: unknown): body is { params: { requestId: string | 
   );
 }
 
-/** The client's `Mcp-Session-Id`, where it sends one (this endpoint is stateless and issues none). */
+function isInitialize(body: unknown): boolean {
+  const message = body as { method?: unknown } | null | undefined;
+  return typeof message === 'object' && message !== null && message.method === 'initialize';
+}
+
+/** The client's `Mcp-Session-Id`, where it sends one (given at `initialize`: nothing is kept under it). */
 function clientSessionOf(req: FastifyRequest): string | undefined {
   const value = req.headers['mcp-session-id'];
   return typeof value === 'string' && value.length > 0 && value.length <= 200 ? value : undefined;
@@ -129,6 +135,9 @@ export class AgentMcpController {
     const raw: McpNodeRequest = req.raw;
     const session: AgentMcpSession = { agent, toolset, clientSessionId, requestId: req.id };
     raw.auth = { token: '', clientId: agent.agentId, scopes: [], extra: { session } };
+    // A 2025-protocol client is given a session id to send back: stateless still (nothing is kept under it), it tells
+    // one conversation's calls from another's (their dialog, when the client names none; their cancellations).
+    if (isInitialize(req.body)) res.raw.setHeader('mcp-session-id', randomUUID());
     // The SDK writes the Node response itself: Fastify must not send one too.
     res.hijack();
     await this.handler(raw, res.raw, req.body);

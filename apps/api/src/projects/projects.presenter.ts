@@ -43,6 +43,7 @@ export function presentToolInstance(instance: ToolInstance) {
     private_data_required: instance.privateDataRequired,
     enabled: instance.enabled,
     status: instanceStatus(instance),
+    configuration_problem: instance.configurationProblem,
     created_at: instance.createdAt.toISOString(),
     updated_at: instance.updatedAt.toISOString(),
   };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PARAMETER_TYPES, PRIVATE_DATA_ACTIONS, THEMES } from '../../../../libs/domain/src/index.js';
+import { INSTANCE_STATUSES, PARAMETER_TYPES, PRIVATE_DATA_ACTIONS, THEMES } from '../../../../libs/domain/src/index.js';
 import { text } from '../common/field.schemas.js';
 
 export const InstallAppSchema = z.strictObject({ app_id: z.string().min(1).max(200) });
@@ -98,7 +98,11 @@ export const ToolInstanceResponseSchema = z.object({
   private_data_set: z.boolean(),
   private_data_required: z.boolean(),
   enabled: z.boolean(),
-  status: z.enum(['active', 'disabled', 'needs_private_data']),
+  status: z.enum(INSTANCE_STATUSES),
+  configuration_problem: z.string().nullable().meta({
+    description:
+      "Why status is needs_configuration: the tool's parameters changed and configured_parameters no longer fit",
+  }),
   created_at: z.string(),
   updated_at: z.string(),
 });

@@ -56,6 +56,7 @@ function refusalOf(instance: AgentToolInstance, mcp: McpToolSnapshot | null): st
   }
   const status = instanceStatus(instance);
   if (status === 'disabled') return 'this tool is disabled for the agent';
+  if (status === 'needs_configuration') return `${instance.configurationProblem}: open its configurator to fix it`;
   if (instance.toolKind === 'mcp') {
     if (!mcp) return `the MCP server of app "${app.displayName}" no longer lists this tool`;
     if (!mcp.available) return `the MCP server's tool is unavailable: ${mcp.reason}`;

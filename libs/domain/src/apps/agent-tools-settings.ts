@@ -28,16 +28,27 @@ export function isAllowedMcpAuthHeader(name: string): boolean {
   return !(RESERVED_MCP_HEADERS as readonly string[]).includes(lower) && !lower.startsWith(INTERNAL_MCP_HEADER_PREFIX);
 }
 
+/** The range of an app's MCP call deadline, in seconds (PRODUCT.md: 30 s by default, at most 120 s). */
+export const MCP_CALL_TIMEOUT_RANGE_S = { min: 1, max: 120 } as const;
+
+/** The deadline of an app's MCP calls, in seconds: its own, else the deployment's default (MCP_CALL_TIMEOUT_S). */
+export function mcpCallTimeoutS(app: Pick<App, 'mcpCallTimeoutS'>, defaultS: number): number {
+  return app.mcpCallTimeoutS ?? defaultS;
+}
+
 export interface AgentToolsSettings {
   enabled: boolean;
   mode: AgentToolsMode;
   mcp: { url: string; auth_header_name: string | null; auth_header_value_set: boolean } | null;
+  /** The deadline its MCP calls get: its own, or the default when it set none. */
+  mcp_call_timeout_s: number;
 }
 
-export function agentToolsSettingsOf(app: App): AgentToolsSettings {
+export function agentToolsSettingsOf(app: App, defaultMcpCallTimeoutS: number): AgentToolsSettings {
   return {
     enabled: app.agentToolsEnabled,
     mode: app.agentToolsMode as AgentToolsMode,
+    mcp_call_timeout_s: mcpCallTimeoutS(app, defaultMcpCallTimeoutS),
     mcp: app.mcpUrl
       ? {
           url: app.mcpUrl,

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { ENV, type Env } from '../../../config/src/index.js';
 import { type App, AppsRepository } from '../../../persistence/src/index.js';
 import { SecretBox } from '../../../secrets/src/index.js';
 import { DomainError, type FieldProblem, assertNoProblems } from '../errors.js';
@@ -24,6 +25,8 @@ export interface PutAgentToolsSettingsInput {
     auth_header_value?: string;
     auth_header_value_action: AuthHeaderValueAction;
   } | null;
+  /** The deadline of the app's MCP calls, 1 to 120 s. Omitted: the stored one stays. null: the default again. */
+  mcp_call_timeout_s?: number | null;
 }
 
 /** The rules between the fields of an agent-tools settings body (422 when broken). */
@@ -71,6 +74,7 @@ export function mcpSessionsOutlived(before: McpSettings, after: McpSettings): bo
 @Injectable()
 export class PutAgentToolsSettings {
   constructor(
+    @Inject(ENV) private readonly env: Env,
     private readonly apps: AppsRepository,
     private readonly secrets: SecretBox,
     private readonly findOwnedApp: FindOwnedApp,
@@ -87,6 +91,7 @@ export class PutAgentToolsSettings {
       agentToolsEnabled: input.enabled,
       agentToolsMode: input.mode,
       ...mcpColumns,
+      ...(input.mcp_call_timeout_s === undefined ? {} : { mcpCallTimeoutS: input.mcp_call_timeout_s }),
       // MCP settings given anew: the refresh back-off of the old ones starts over
       ...(input.mcp === undefined ? {} : { mcpSnapshotFailures: 0, mcpSnapshotRetryAt: null }),
     });
@@ -98,7 +103,7 @@ export class PutAgentToolsSettings {
       // Load the server's tools now, without making the developer wait; a failure is recorded on the app.
       void this.refreshMcpSnapshot.execute(appId).catch(() => undefined);
     }
-    return agentToolsSettingsOf(updated);
+    return agentToolsSettingsOf(updated, this.env.MCP_CALL_TIMEOUT_S);
   }
 
   private async mcpColumns(storedHeaderName: string | null, mcp: PutAgentToolsSettingsInput['mcp']) {

@@ -102,7 +102,7 @@ export class AcceptToolCall {
       throw DomainError.validation([{ path: 'arguments', message: 'must be an object of argument names to values' }]);
     }
     if (target.mcp) assertNoProblems(await this.mcpArguments.problems(target.mcp, args as Record<string, unknown>));
-    const timeoutMs = this.callMcpTool.timeoutMs(mcp);
+    const timeoutMs = this.callMcpTool.timeoutMs(target.instance.installation.app, mcp);
     const draft = this.draft(agent, input, target, {
       toolKind: 'mcp',
       toolName: target.instance.toolName,

@@ -1,6 +1,7 @@
 import type { ToolInstance } from '../../../persistence/src/index.js';
-import type { ConfiguredParameter } from '../calls/tool-arguments.js';
+import { type ConfiguredParameter, configuredParameterProblems } from '../calls/tool-arguments.js';
 import type { FieldProblem } from '../errors.js';
+import type { ToolParameter } from '../tools/http-tool.js';
 
 /** Serialized size limit of `configuration` and `private_data`. */
 export const MAX_OBJECT_BYTES = 64 * 1024;
@@ -8,12 +9,14 @@ export const MAX_OBJECT_BYTES = 64 * 1024;
 export const PRIVATE_DATA_ACTIONS = ['preserve', 'replace', 'clear'] as const;
 export type PrivateDataAction = (typeof PRIVATE_DATA_ACTIONS)[number];
 
-export type InstanceStatus = 'active' | 'disabled' | 'needs_private_data';
+export const INSTANCE_STATUSES = ['active', 'disabled', 'needs_configuration', 'needs_private_data'] as const;
+export type InstanceStatus = (typeof INSTANCE_STATUSES)[number];
 
 export function instanceStatus(
-  instance: Pick<ToolInstance, 'enabled' | 'privateDataRequired' | 'privateDataEnc'>,
+  instance: Pick<ToolInstance, 'enabled' | 'privateDataRequired' | 'privateDataEnc' | 'configurationProblem'>,
 ): InstanceStatus {
   if (!instance.enabled) return 'disabled';
+  if (instance.configurationProblem !== null) return 'needs_configuration';
   if (instance.privateDataRequired && instance.privateDataEnc === null) return 'needs_private_data';
   return 'active';
 }
@@ -51,6 +54,21 @@ export function instanceSettingsProblems(input: InstanceSettingsInput): FieldPro
     });
   }
   return problems;
+}
+
+/**
+ * Why an instance's configured parameters no longer fit its tool's (changed) parameters, in one sentence, or null:
+ * the rule that refuses them when the instance is configured (a parameter gone, another type, allowed values of
+ * another type). Such an instance is not offered until its configurator saves it again.
+ */
+export function configurationProblemOf(
+  parameters: readonly ToolParameter[],
+  configured: readonly ConfiguredParameter[],
+): string | null {
+  const problems = configuredParameterProblems(parameters, configured);
+  if (problems.length === 0) return null;
+  const said = problems.map((p) => `${p.path}: ${p.message}`).join('; ');
+  return `the tool's parameters changed and this instance's configured_parameters no longer fit them (${said})`;
 }
 
 /** True when the body sets something only a configurable tool takes. */

@@ -36,6 +36,8 @@ export class UpdateToolInstance {
       title: input.title,
       configuration: input.configuration as object | undefined,
       configuredParameters: input.configured_parameters,
+      // configured again, checked against the tool's parameters as they are now
+      ...(input.configured_parameters ? { configurationProblem: null } : {}),
       privateDataRequired: input.private_data_required,
       enabled: input.enabled,
       ...(action === 'replace' ? { privateDataEnc: await this.secrets.encryptJson(input.private_data) } : {}),

@@ -16,10 +16,11 @@ import { agentKey } from '../agents/agent-ref.js';
 import { AttemptRecorder } from '../calls/attempt-recorder.js';
 import type { AttemptFailure, AttemptSuccess, MadeAttempt } from '../calls/call-transitions.js';
 import { capErrorText, describeMcpError, findCause } from './mcp-error.js';
+import { mcpCallTimeoutS } from '../apps/agent-tools-settings.js';
 import { McpTargets } from './mcp-targets.js';
 import { type McpToolResult, mcpResultOf } from './result-text.js';
 
-/** The longest deadline of an MCP tool call (the default is MCP_CALL_TIMEOUT_S, 30 s). */
+/** The longest deadline of an MCP tool call (the default is the app's mcp_call_timeout_s, else MCP_CALL_TIMEOUT_S). */
 export const MCP_CALL_MAX_TIMEOUT_MS = 120_000;
 
 /** What an MCP call's one attempt brought back, before it is recorded. */
@@ -48,9 +49,10 @@ export class CallMcpTool {
     private readonly metrics: Metrics,
   ) {}
 
-  /** The deadline of a call: the caller's, else MCP_CALL_TIMEOUT_S; never more than 120 s. */
-  timeoutMs(options: Partial<McpCallOptions>): number {
-    return Math.min(options.timeoutMs ?? this.env.MCP_CALL_TIMEOUT_S * 1000, MCP_CALL_MAX_TIMEOUT_MS);
+  /** The deadline of a call: the caller's, else the app's own (or MCP_CALL_TIMEOUT_S); never more than 120 s. */
+  timeoutMs(app: Pick<App, 'mcpCallTimeoutS'>, options: Partial<McpCallOptions>): number {
+    const appTimeoutMs = mcpCallTimeoutS(app, this.env.MCP_CALL_TIMEOUT_S) * 1000;
+    return Math.min(options.timeoutMs ?? appTimeoutMs, MCP_CALL_MAX_TIMEOUT_MS);
   }
 
   /** Makes the call's one attempt; the call was stored already in progress, `app` is its app as the agent's toolset holds it. */
@@ -70,7 +72,7 @@ export class CallMcpTool {
   /** Sends the call; what the server or the way to it did is an answer, never a throw. */
   private async send(call: ToolCall, app: App, options: Partial<McpCallOptions>): Promise<McpAnswer> {
     if (!app.mcpUrl) return mcpFailure('mcp_unavailable', 'the app has no MCP server URL');
-    const timeoutMs = this.timeoutMs(options);
+    const timeoutMs = this.timeoutMs(app, options);
     const target = { session: agentKey(call), ...(await this.targets.of(app)) }; // a key after a spread is slow in V8
     let result: McpToolResult & Record<string, unknown>;
     try {
@@ -84,7 +86,8 @@ export class CallMcpTool {
     }
     const kept = mcpResultOf(result);
     if (result.isError) {
-      return mcpFailure('tool_error', capErrorText(kept.resultText || 'the tool reported an error'), kept);
+      const saidNothing = !result.content?.length && result.structuredContent === undefined;
+      return mcpFailure('tool_error', capErrorText(saidNothing ? 'the tool reported an error' : kept.resultText), kept);
     }
     return { success: { ...kept, httpStatus: null, responseExcerpt: null } };
   }

@@ -69,4 +69,22 @@ describe('mcpSnapshotEntries', () => {
     const [entry] = mcpSnapshotEntries('a-b', [tool(`${'n'.repeat(199)}😀${'n'.repeat(10)}`)]);
     expect(entry.name).toBe(`${'n'.repeat(199)}\ufffd…`);
   });
+
+  it('does not offer a name with "__", which agent hosts keep for the MCP servers users add', () => {
+    const [double, leading] = mcpSnapshotEntries('a-b', [tool('files__read'), tool('_read')]);
+    expect(double).toMatchObject({ available: false, reason: expect.stringMatching(/"a_b_files__read" holds "__"/) });
+    expect(leading).toMatchObject({ available: false, reason: expect.stringMatching(/"a_b__read" holds "__"/) });
+  });
+
+  it('does not offer an MCP Apps tool hidden from the model', () => {
+    const ui = (visibility: unknown) => ({ _meta: { ui: { resourceUri: 'ui://x', visibility } } });
+    const entries = mcpSnapshotEntries('a-b', [
+      tool('app_only', ui(['app'])),
+      tool('nobody', ui([])),
+      tool('both', ui(['model', 'app'])),
+      tool('plain', { _meta: { ui: { resourceUri: 'ui://x' } } }),
+    ]);
+    expect(entries.map((e) => e.available)).toEqual([false, false, true, true]);
+    expect(entries[0].reason).toMatch(/hidden from the model \(_meta\.ui\.visibility is \["app"\]\)/);
+  });
 });

@@ -56,10 +56,36 @@ function whyNotOffered(appName: string, tool: ListedMcpTool, copies: number): st
       'Toolgate never renames tools: rename it on the MCP server'
     );
   }
+  if (agentName.includes('__')) {
+    return (
+      `its agent-facing name "${agentName}" holds "__", which agent hosts keep for the MCP servers users add ` +
+      'themselves: rename it on the MCP server'
+    );
+  }
+  const visibility = hiddenFromModel(tool);
+  if (visibility !== null) {
+    return (
+      `it is hidden from the model (_meta.ui.visibility is ${visibility}): an MCP Apps tool only its app's view may ` +
+      'call is never offered to agents; add "model" to its visibility to offer it'
+    );
+  }
   if (tool.execution?.taskSupport === 'required') {
     return 'it can only run as a task, which Toolgate does not offer to agents';
   }
   return null;
+}
+
+/**
+ * The tool's `_meta.ui.visibility` as JSON when it keeps the tool from the model (MCP Apps: present and without
+ * "model"), else null. Absent, a tool is visible to both the model and the app.
+ */
+function hiddenFromModel(tool: ListedMcpTool): string | null {
+  const ui = tool._meta?.ui;
+  if (ui === null || typeof ui !== 'object' || !('visibility' in ui)) return null;
+  const visibility = (ui as { visibility?: unknown }).visibility;
+  if (visibility === undefined) return null;
+  if (Array.isArray(visibility) && visibility.includes('model')) return null;
+  return JSON.stringify(visibility) ?? typeof visibility;
 }
 
 /** What in a name Postgres cannot hold, or null. */

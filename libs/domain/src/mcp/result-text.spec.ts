@@ -48,7 +48,17 @@ describe('flattenMcpResult', () => {
     ]);
   });
 
-  it('is empty for an empty result', () => {
-    expect(flattenMcpResult({})).toBe('');
+  it('is OK for a result with nothing in it', () => {
+    expect(flattenMcpResult({})).toBe('OK');
+    expect(flattenMcpResult({ content: [] })).toBe('OK');
+  });
+
+  it('cuts more than 16 parts to 15 and a 16th line saying how many were left out', () => {
+    const content = Array.from({ length: 20 }, (_, i) => ({ type: 'text', text: `p${i}` }));
+    const parts = flattenMcpResult({ content }).split('\n\n');
+    expect(parts).toHaveLength(16);
+    expect(parts[14]).toBe('p14');
+    expect(parts[15]).toMatch(/^\[5 more content parts not passed/);
+    expect(flattenMcpResult({ content: content.slice(0, 16) }).split('\n\n')).toHaveLength(16);
   });
 });

@@ -16,22 +16,41 @@ export interface McpToolResult {
   isError?: boolean;
 }
 
+/** Agent hosts take 1 to 16 content parts in a tool's result; more are cut, with a line that says so. */
+export const MAX_MODEL_CONTENT_PARTS = 16;
+
+/** What a model reads for a result with no content at all (as for an empty 2xx body). */
+export const EMPTY_RESULT_TEXT = 'OK';
+
+/**
+ * The content parts a model is given: every part up to 16; past that, the first 15 and a 16th, a text line
+ * saying how many parts were left out (`result` keeps them all).
+ */
+export function modelContent<T>(content: readonly T[]): (T | { type: 'text'; text: string })[] {
+  if (content.length <= MAX_MODEL_CONTENT_PARTS) return [...content];
+  const kept = MAX_MODEL_CONTENT_PARTS - 1;
+  const left = content.length - kept;
+  const line = `[${left} more content parts not passed: a tool's result reaches the model in at most 16 parts]`;
+  return [...content.slice(0, kept), { type: 'text', text: line }];
+}
+
 /**
  * An MCP tool result as one string for a model (API.md `result_text`): text blocks joined by a
  * blank line; structured content as JSON text only where there is no text block; an embedded
  * resource as its text; a resource link as its name and URI; what cannot be passed as text
- * (image, audio, binary resource) as a line that names it. Nothing is dropped silently.
+ * (image, audio, binary resource) as a line that names it. Nothing is dropped silently: past 16
+ * parts a line says how many were left out, and a result with nothing in it is `OK`.
  */
 export function flattenMcpResult(
   result: McpToolResult,
   writeJson: (value: unknown) => string = JSON.stringify,
 ): string {
-  const content = result.content ?? [];
+  const content = modelContent(Array.isArray(result.content) ? result.content : []);
   const parts = content.map(flattenBlock);
   if (!content.some((block) => block.type === 'text') && result.structuredContent !== undefined) {
     parts.push(writeJson(result.structuredContent));
   }
-  return parts.join('\n\n');
+  return parts.length === 0 ? EMPTY_RESULT_TEXT : parts.join('\n\n');
 }
 
 /**
@@ -44,7 +63,7 @@ export function mcpResultOf(result: McpToolResult): { result: unknown; resultTex
   return { result: jsonTextAtAnyDepth(result), resultText: flattenMcpResult(result, jsonTextAtAnyDepth) };
 }
 
-function flattenBlock(block: McpContentBlock): string {
+function flattenBlock(block: McpContentBlock | { type: 'text'; text: string }): string {
   switch (block.type) {
     case 'text':
       return block.text ?? '';

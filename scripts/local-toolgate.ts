@@ -78,18 +78,24 @@ export async function startLocalToolgate(options: LocalToolgateOptions): Promise
   };
   try {
     const env: NodeJS.ProcessEnv = { ...options.env };
+    // The ports Toolgate's own processes will listen on: a local Postgres or Redis must not take them first.
+    const reservedPorts = [env.PORT, env.WORKER_METRICS_PORT].map(Number).filter((port) => port > 0);
     if (!env.DATABASE_URL) {
       mkdirSync(options.dataDir, { recursive: true });
       const postgres = await startEmbeddedPostgres(join(options.dataDir, 'postgres'), {
         persistent: options.persistent,
         callerHandlesSignals: options.callerHandlesSignals,
+        reservedPorts,
       });
       watch('Postgres', postgres);
       env.DATABASE_URL = postgres.url;
       options.say(`embedded Postgres on ${new URL(postgres.url).host}`);
     }
     if (!env.REDIS_URL) {
-      const redis = await startLocalRedis(options.persistent ? join(options.dataDir, 'redis') : undefined);
+      const redis = await startLocalRedis(
+        options.persistent ? join(options.dataDir, 'redis') : undefined,
+        reservedPorts,
+      );
       watch('Redis', redis);
       env.REDIS_URL = redis.url;
       options.say(`local Redis on ${new URL(redis.url).host}`);

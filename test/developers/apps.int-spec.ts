@@ -23,6 +23,16 @@ async function createApp(token = alice, name = uniqueName()) {
 }
 
 describe('POST /v1/apps', () => {
+  it("creates a new developer's first apps made at once, each with its name", async () => {
+    const token = await developerToken(`dev_first_${Date.now()}`);
+    const created = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        api.request('POST', '/v1/apps', { token, body: { name: `first-at-once-${i}`, display_name: 'At once' } }),
+      ),
+    );
+    expect(created.map((answer) => answer.status)).toEqual(Array(6).fill(201));
+  });
+
   it('creates an app and shows its webhook secret once', async () => {
     const name = uniqueName();
     const response = await api.request('POST', '/v1/apps', { token: alice, body: { name, display_name: 'My CRM' } });

@@ -30,7 +30,9 @@ export class AppsRepository {
 
   async create(developerId: string, app: NewApp): Promise<App> {
     return this.prisma.$transaction(async (tx) => {
-      await tx.developer.upsert({ where: { id: developerId }, create: { id: developerId }, update: {} });
+      // INSERT … ON CONFLICT DO NOTHING: an upsert reads, then inserts, and two first apps of a new developer made at
+      // once would collide on the developer's row (a unique violation, taken for a taken app name).
+      await tx.developer.createMany({ data: [{ id: developerId }], skipDuplicates: true });
       return tx.app.create({ data: { ...app, developerId } });
     });
   }

@@ -51,7 +51,8 @@ describe('an MCP result nested 5,000 levels', () => {
       const result = await client.callTool({ name: tool });
       expect(result.isError).toBeFalsy();
       expect(result.content).toEqual([{ type: 'text', text }]);
-      const callId = result._meta?.['toolgate/call_id'];
+      const { _meta: meta } = result;
+      const callId = meta?.['toolgate/call_id'];
       expect(callId).toMatch(/^call_/);
       const called = await api.request('GET', `${ctx.base}/tool-calls/${callId}`, { token: ctx.agent });
       expect(called.body).toMatchObject({ status: 'succeeded', result_text: text });

@@ -89,16 +89,15 @@ export function reachDatabasesThrough(via: DatabaseVia): void {
  * the file's choice), a database of its own with its tables in public, since a pooled session keeps no search_path.
  */
 export async function freshDatabase(): Promise<FreshDatabase> {
-  const name = `t_${randomBytes(6).toString('hex')}`;
   const postgres = inject('databaseUrl');
   const pgbouncer = inject('pgbouncerUrl');
   const via = chosenVia ?? (pgbouncer ? { pgbouncer } : 'direct');
   if (via === 'direct') {
-    const url = new URL(postgres);
-    url.searchParams.set('schema', name);
-    await applyMigrations(url.toString());
-    return { name, databaseUrl: url.toString(), schema: name, directUrl: postgres };
+    const { databaseUrl, schema } = newSchemaUrl();
+    await applyMigrations(databaseUrl);
+    return { name: schema, databaseUrl, schema, directUrl: postgres };
   }
+  const name = `t_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: postgres });
   await admin.connect();
   try {

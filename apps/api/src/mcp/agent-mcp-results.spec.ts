@@ -45,8 +45,8 @@ describe('finishedCallResult', () => {
   });
 
   it("names the call in an HTTP tool's result and in a failure", () => {
-    expect(finishedCallResult(call({ toolKind: 'http', result: { ok: true } }))._meta).toEqual({
-      'toolgate/call_id': 'call_1',
+    expect(finishedCallResult(call({ toolKind: 'http', result: { ok: true } }))).toMatchObject({
+      _meta: { 'toolgate/call_id': 'call_1' },
     });
     const failed = call({ toolKind: 'http', status: 'failed', error: { kind: 'timeout', message: 'slow' } });
     expect(finishedCallResult(failed)).toMatchObject({ isError: true, _meta: { 'toolgate/call_id': 'call_1' } });

@@ -17,7 +17,7 @@ export const CALL_ID_META = 'toolgate/call_id';
 
 /** The answer with the call's id in its `_meta` (beside what an app's MCP server put there). */
 export function withCallId(result: McpCallResult, callId: string): McpCallResult {
-  const meta = result._meta;
+  const { _meta: meta } = result;
   const kept = meta !== null && typeof meta === 'object' && !Array.isArray(meta) ? meta : {};
   return { ...result, _meta: { ...kept, [CALL_ID_META]: callId } };
 }

@@ -135,9 +135,11 @@ export class AgentMcpServers {
 
   private async call(session: AgentMcpSession, params: CallParams, ctx: ServerContext): Promise<McpCallResult> {
     const agent = session.agent;
+    // `_meta`: MCP's field for what a request carries beside its arguments.
+    const { _meta: meta } = params;
     let dialogId: string;
     try {
-      dialogId = mcpDialogId(params._meta?.[DIALOG_ID_META], agent, session.clientSessionId);
+      dialogId = mcpDialogId(meta?.[DIALOG_ID_META], agent, session.clientSessionId);
     } catch (error) {
       if (error instanceof DomainError) return refusalResult(params.name, error);
       throw error;
@@ -161,7 +163,7 @@ export class AgentMcpServers {
         {
           tool: params.name,
           dialog_id: dialogId,
-          lead_id: metaString(params._meta, 'toolgate/lead_id'),
+          lead_id: metaString(meta, 'toolgate/lead_id'),
           arguments: params.arguments,
         },
         {

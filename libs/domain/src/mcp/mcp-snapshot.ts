@@ -80,7 +80,8 @@ function whyNotOffered(appName: string, tool: ListedMcpTool, copies: number): st
  * "model"), else null. Absent, a tool is visible to both the model and the app.
  */
 function hiddenFromModel(tool: ListedMcpTool): string | null {
-  const ui = tool._meta?.ui;
+  const { _meta: meta } = tool;
+  const ui = meta?.ui;
   if (ui === null || typeof ui !== 'object' || !('visibility' in ui)) return null;
   const visibility = (ui as { visibility?: unknown }).visibility;
   if (visibility === undefined) return null;

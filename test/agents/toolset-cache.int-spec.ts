@@ -22,7 +22,8 @@ describe('the tool list of an agent with 100 tools', () => {
     const tools = Array.from({ length: 100 }, (_, i) =>
       httpTool({ name: `tool_${i}`, handler_url: `https://example.com/${i}` }),
     );
-    const ctx = await agentWithTools(a, tools);
+    // `auto`: the test is about the cache; changes reach the agent without the project's approval (decision 032).
+    const ctx = await agentWithTools(a, tools, { approveChanges: 'auto' });
     const list = (api: TestApi) => api.request('GET', `${ctx.base}/tools`, { token: ctx.agent });
     const first = await list(b);
     expect(first.body.data).toHaveLength(100);

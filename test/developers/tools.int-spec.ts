@@ -68,6 +68,7 @@ describe('creating HTTP tools', () => {
       ...body,
       id: expect.stringMatching(/^tool_/),
       app_id: app.id,
+      installations_on_older_definition: 0,
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });

@@ -34,9 +34,13 @@ describe("a change of a tool's parameters", () => {
       api,
       handler,
       { configurable: true, parameters: [customerId('string')] },
-      { instances: { find_customer: { configured_parameters: restricted('string', ['c1', 'c2']) } } },
+      // `auto`: the agents take the new parameters at once; the project's approval is another test's (decision 032).
+      {
+        instances: { find_customer: { configured_parameters: restricted('string', ['c1', 'c2']) } },
+        approveChanges: 'auto',
+      },
     );
-    const unconfigured = await giveAppToAgent(api, ctx.app.id, ['find_customer']);
+    const unconfigured = await giveAppToAgent(api, ctx.app.id, ['find_customer'], { approveChanges: 'auto' });
     expect((await ctx.call()).body.status).toBe('succeeded');
     const instances = `/v1/projects/${ctx.projectId}/agents/${ctx.agentId}/tool-instances`;
     const instanceOf = async (owner: { projectId: string; agentId: string; project: string }) => {

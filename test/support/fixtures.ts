@@ -88,6 +88,7 @@ export async function agentWithTools(
     developer?: string;
     projectId?: string;
     agentId?: string;
+    approveChanges?: 'auto';
   } = {},
 ) {
   const { developerToken } = await import('./tokens.js');
@@ -142,7 +143,13 @@ export async function giveAppToAgent(
   api: Api,
   appId: string,
   toolNames: string[],
-  options: { instances?: Record<string, Record<string, unknown>>; projectId?: string; agentId?: string } = {},
+  options: {
+    instances?: Record<string, Record<string, unknown>>;
+    projectId?: string;
+    agentId?: string;
+    /** `auto`: the agent sees every change of the app's tools at once (a test about something else than approval). */
+    approveChanges?: 'auto';
+  } = {},
 ) {
   const { projectToken, agentToken } = await import('./tokens.js');
   agentCounter += 1;
@@ -154,6 +161,13 @@ export async function giveAppToAgent(
     body: { app_id: appId },
   });
   expect(installation.status, JSON.stringify(installation.body)).toBe(201);
+  if (options.approveChanges) {
+    const patched = await api.request('PATCH', `/v1/projects/${projectId}/installations/${installation.body.id}`, {
+      token: project,
+      body: { approve_changes: options.approveChanges },
+    });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+  }
   const instances = [];
   for (const toolName of toolNames) {
     const response = await api.request(

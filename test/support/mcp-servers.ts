@@ -211,31 +211,67 @@ export interface ChangingServer {
   url: string;
   /** Adds a tool; every connected session is told with `notifications/tools/list_changed`. */
   addTool(name: string): void;
+  /**
+   * Rewords a tool's description, and gives it the required string arguments `required` (none when empty); every
+   * connected session is told with `notifications/tools/list_changed`.
+   */
+  changeTool(name: string, description: string, required?: string[]): void;
+  /** The arguments of each call the server answered, in order. */
+  calls: { name: string; arguments: Record<string, unknown> }[];
   stop(): Promise<void>;
 }
 
-/** A stateful (sessions, v1 SDK) MCP server whose tool list grows while clients are connected. */
+/** A stateful (sessions, v1 SDK) MCP server whose tool list grows, and whose tools change, while clients are connected. */
 export async function startChangingServer(initialTools: string[]): Promise<ChangingServer> {
   const { McpServer: V1Server } = await import('@modelcontextprotocol/sdk/server/mcp.js');
-  const tools = [...initialTools];
-  const register = (server: V1McpServer, name: string) =>
-    server.registerTool(name, { description: `The ${name} tool` }, async () => ({
-      content: [{ type: 'text' as const, text: name }],
-    }));
+  const { z } = await import('zod');
+  const tools = new Map<string, { description: string; required: string[] }>(
+    initialTools.map((name) => [name, { description: `The ${name} tool`, required: [] }]),
+  );
+  const calls: ChangingServer['calls'] = [];
+  type Handles = Map<string, ReturnType<V1McpServer['registerTool']>>;
+  const handlesOf = new Map<V1McpServer, Handles>();
+  const shapeOf = (required: string[]) => Object.fromEntries(required.map((arg) => [arg, z.string()]));
+  const answer = (name: string, args: Record<string, unknown>) => {
+    calls.push({ name, arguments: args });
+    return { content: [{ type: 'text' as const, text: name }] };
+  };
+  const register = (server: V1McpServer, name: string) => {
+    const { description, required } = tools.get(name) ?? { description: `The ${name} tool`, required: [] };
+    // Without arguments, as the server always listed its tools (no inputSchema: the SDK lists an empty object).
+    const handle =
+      required.length === 0
+        ? server.registerTool(name, { description }, async () => answer(name, {}))
+        : server.registerTool(name, { description, inputSchema: shapeOf(required) }, async (args) =>
+            answer(name, args),
+          );
+    handlesOf.get(server)?.set(name, handle);
+  };
   const local = await startSessionServer(() => {
     const server = new V1Server(
       { name: 'changing', version: '1.0.0' },
       { capabilities: { tools: { listChanged: true } } },
     );
-    for (const name of tools) register(server, name);
+    handlesOf.set(server, new Map());
+    for (const name of tools.keys()) register(server, name);
     return server;
   });
   return {
     url: local.url,
     stop: local.stop,
+    calls,
     addTool(name) {
-      tools.push(name);
+      tools.set(name, { description: `The ${name} tool`, required: [] });
       for (const server of local.servers()) register(server, name);
+    },
+    changeTool(name, description, required = []) {
+      tools.set(name, { description, required });
+      for (const server of local.servers()) {
+        handlesOf
+          .get(server)
+          ?.get(name)
+          ?.update({ description, paramsSchema: shapeOf(required) });
+      }
     },
   };
 }

@@ -47,6 +47,11 @@ import { ListToolInstances } from './instances/list-tool-instances.use-case.js';
 import { UpdateToolInstance } from './instances/update-tool-instance.use-case.js';
 import { CreateConfiguratorLaunch } from './projects/create-configurator-launch.use-case.js';
 import { ExchangeLaunchCode } from './projects/exchange-launch-code.use-case.js';
+import { ApproveInstallationChanges } from './approvals/approve-installation-changes.use-case.js';
+import { InstallationToolChanges } from './approvals/installation-tool-changes.js';
+import { OlderDefinitionCounts } from './approvals/older-definition-counts.js';
+import { ListInstallationChanges } from './approvals/list-installation-changes.use-case.js';
+import { SetApproveChanges } from './approvals/set-approve-changes.use-case.js';
 import { FindInstallation } from './projects/find-installation.use-case.js';
 import { InstallApp } from './projects/install-app.use-case.js';
 import { ListInstallableTools } from './projects/list-installable-tools.use-case.js';
@@ -70,6 +75,11 @@ const useCases = [
   ReencryptSecrets,
   FindInstallation,
   InstallApp,
+  InstallationToolChanges,
+  ListInstallationChanges,
+  ApproveInstallationChanges,
+  SetApproveChanges,
+  OlderDefinitionCounts,
   ListInstallableTools,
   ListInstallations,
   UninstallApp,

@@ -30,6 +30,10 @@ export type ExecutionMode = (typeof EXECUTION_MODES)[number];
 export const TOOL_KINDS = ['http', 'mcp'] as const;
 export type ToolKind = (typeof TOOL_KINDS)[number];
 
+/** Whether an installation's agents wait for the project's approval of a changed tool definition (decision 032). */
+export const APPROVE_CHANGES = ['ask', 'auto'] as const;
+export type ApproveChanges = (typeof APPROVE_CHANGES)[number];
+
 /** How long a wait or background call is retried (WEBHOOKS.md); null for instant. */
 export const RETRY_WINDOWS = ['5m', '3h', '1d'] as const;
 export type RetryWindow = (typeof RETRY_WINDOWS)[number];

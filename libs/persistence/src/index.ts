@@ -1,4 +1,5 @@
 export * from './apps.repository.js';
+export * from './approved-tool-definitions.repository.js';
 export * from './call-states.js';
 export * from './database-health.repository.js';
 export * from './database-pool.js';
@@ -19,5 +20,14 @@ export * from './prisma.service.js';
 export * from './storable.js';
 export * from './tool-call-ledger.js';
 export * from './tool-instances.repository.js';
-export type { App, HttpTool, Installation, LaunchCode, McpToolSnapshot, ToolInstance } from './generated/client.js';
+export type {
+  App,
+  ApprovedToolDefinition,
+  HttpTool,
+  Installation,
+  LaunchCode,
+  McpToolSnapshot,
+  Prisma,
+  ToolInstance,
+} from './generated/client.js';
 export type { OverdueCall } from './sql-columns.js';

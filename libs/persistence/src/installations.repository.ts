@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { App, Installation } from './generated/client.js';
+import type { ApproveChanges } from './call-states.js';
 import { type Page, type PageRequest, toPage } from './page.js';
 import { PrismaService } from './prisma.service.js';
 
@@ -26,6 +27,19 @@ export class InstallationsRepository {
 
   async get(projectId: string, installationId: string): Promise<InstallationWithApp | null> {
     return this.prisma.installation.findFirst({ where: { id: installationId, projectId }, include: { app: true } });
+  }
+
+  /** Sets whether a changed tool definition waits for the project's approval; null when there is no such installation. */
+  async setApproveChanges(
+    projectId: string,
+    installationId: string,
+    approveChanges: ApproveChanges,
+  ): Promise<InstallationWithApp | null> {
+    const { count } = await this.prisma.installation.updateMany({
+      where: { id: installationId, projectId },
+      data: { approveChanges },
+    });
+    return count === 0 ? null : this.get(projectId, installationId);
   }
 
   /** Deletes an installation of the project (its tool instances go with it); false when there was none. */

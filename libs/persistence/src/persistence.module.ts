@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { ENV, type Env } from '../../config/src/index.js';
 import { AppsRepository } from './apps.repository.js';
+import { ApprovedToolDefinitionsRepository } from './approved-tool-definitions.repository.js';
 import { DatabaseHealthRepository } from './database-health.repository.js';
 import { EncryptedColumnsRepository } from './encrypted-columns.repository.js';
 import { FinishedToolCallsRepository } from './finished-tool-calls.repository.js';
@@ -16,6 +17,7 @@ import { ToolInstancesRepository } from './tool-instances.repository.js';
 
 const repositories = [
   AppsRepository,
+  ApprovedToolDefinitionsRepository,
   DatabaseHealthRepository,
   EncryptedColumnsRepository,
   HttpToolsRepository,

@@ -90,6 +90,7 @@ export const INSTALLATION_COLUMNS: Columns<Installation> = {
   id: 'id',
   projectId: 'project_id',
   appId: 'app_id',
+  approveChanges: 'approve_changes',
   createdAt: 'created_at',
 };
 

@@ -2,12 +2,15 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } fr
 import { ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
 import type { z } from 'zod';
 import {
+  ApproveInstallationChanges,
   CreateConfiguratorLaunch,
   CreateToolInstance,
   DeleteToolInstance,
   InstallApp,
   ListInstallableTools,
+  ListInstallationChanges,
   ListInstallations,
+  SetApproveChanges,
   ListToolInstances,
   UninstallApp,
   UpdateToolInstance,
@@ -17,16 +20,25 @@ import { Answers, AnswersNoContent, Operation, Problems, QueryOf, jsonSchemaOf }
 import { pageOf } from '../common/problem.schemas.js';
 import { ConfirmQuerySchema, ListQuerySchema, encodeCursor, pageRequest } from '../common/pagination.schemas.js';
 import { ZodValidationPipe } from '../common/zod-validation.pipe.js';
-import { presentInstallableTool, presentInstallation, presentToolInstance } from './projects.presenter.js';
 import {
+  presentInstallableTool,
+  presentInstallation,
+  presentInstallationChanges,
+  presentToolInstance,
+} from './projects.presenter.js';
+import {
+  ApproveChangesSchema,
+  ApprovedChangesResponseSchema,
   ConfiguratorLaunchResponseSchema,
   ConfiguratorLaunchSchema,
   CreateToolInstanceSchema,
   InstallAppSchema,
   InstallableToolsResponseSchema,
+  InstallationChangesResponseSchema,
   InstallationResponseSchema,
   LanguageQuerySchema,
   ToolInstanceResponseSchema,
+  UpdateInstallationSchema,
   UpdateToolInstanceSchema,
 } from './projects.schemas.js';
 
@@ -46,6 +58,9 @@ export class ProjectsController {
     private readonly updateToolInstance: UpdateToolInstance,
     private readonly deleteToolInstance: DeleteToolInstance,
     private readonly createConfiguratorLaunch: CreateConfiguratorLaunch,
+    private readonly setApproveChanges: SetApproveChanges,
+    private readonly listInstallationChanges: ListInstallationChanges,
+    private readonly approveInstallationChanges: ApproveInstallationChanges,
   ) {}
 
   @Post('installations')
@@ -85,6 +100,50 @@ export class ProjectsController {
     @Query(new ZodValidationPipe(ConfirmQuerySchema)) query: z.output<typeof ConfirmQuerySchema>,
   ): Promise<void> {
     await this.uninstallApp.execute(projectId, installationId, query.confirm);
+  }
+
+  @Patch('installations/:installation_id')
+  @Operation(
+    'updateInstallation',
+    'Choose how changed tool definitions reach the agents',
+    "`ask` (the default): a change waits for the project's approval; `auto`: agents see it at once.",
+  )
+  @Answers(200, InstallationResponseSchema, 'The installation as changed')
+  @Problems(400, 404, 413, 422)
+  @ApiBody({ schema: jsonSchemaOf(UpdateInstallationSchema) })
+  async updateInstallation(
+    @Param('project_id') projectId: string,
+    @Param('installation_id') installationId: string,
+    @Body(new ZodValidationPipe(UpdateInstallationSchema)) body: z.output<typeof UpdateInstallationSchema>,
+  ) {
+    return presentInstallation(await this.setApproveChanges.execute(projectId, installationId, body.approve_changes));
+  }
+
+  @Get('installations/:installation_id/changes')
+  @Operation('listInstallationChanges', 'List the tool changes that wait for the project’s approval')
+  @Answers(200, InstallationChangesResponseSchema, 'Per tool, the approved and the proposed definition')
+  @Problems(404)
+  async changes(@Param('project_id') projectId: string, @Param('installation_id') installationId: string) {
+    return presentInstallationChanges(await this.listInstallationChanges.execute(projectId, installationId));
+  }
+
+  @Post('installations/:installation_id/changes/approve')
+  @HttpCode(200)
+  @Operation(
+    'approveInstallationChanges',
+    'Approve pending tool changes',
+    'The named tools, or all when `tools` is absent: the agents see the new definitions at once.',
+  )
+  @Answers(200, ApprovedChangesResponseSchema, 'What was approved, and the changes still pending')
+  @Problems(400, 404, 413, 422)
+  @ApiBody({ schema: jsonSchemaOf(ApproveChangesSchema) })
+  async approve(
+    @Param('project_id') projectId: string,
+    @Param('installation_id') installationId: string,
+    @Body(new ZodValidationPipe(ApproveChangesSchema)) body: z.output<typeof ApproveChangesSchema>,
+  ) {
+    const approved = await this.approveInstallationChanges.execute(projectId, installationId, body.tools);
+    return { ...presentInstallationChanges(approved), approved: approved.approved };
   }
 
   @Get('installations/:installation_id/tools')

@@ -1,13 +1,35 @@
-import { type InstallableTool, type LaunchContext, instanceStatus } from '../../../../libs/domain/src/index.js';
-import type { InstallationWithApp, ToolInstance } from '../../../../libs/persistence/src/index.js';
+import {
+  type InstallableTool,
+  type InstallationChanges,
+  type InstallationRead,
+  type LaunchContext,
+  instanceStatus,
+} from '../../../../libs/domain/src/index.js';
+import type { ToolInstance } from '../../../../libs/persistence/src/index.js';
 
-export function presentInstallation(installation: InstallationWithApp) {
+export function presentInstallation(installation: InstallationRead) {
   return {
     id: installation.id,
     project_id: installation.projectId,
     app_id: installation.appId,
     app: { name: installation.app.name, display_name: installation.app.displayName },
+    approve_changes: installation.approveChanges,
+    pending_changes: installation.pendingChanges,
     created_at: installation.createdAt.toISOString(),
+  };
+}
+
+/** The tools of an installation whose definition changed since the project approved it, both versions side by side. */
+export function presentInstallationChanges({ installation, changes }: InstallationChanges) {
+  return {
+    installation_id: installation.id,
+    approve_changes: installation.approveChanges,
+    data: changes.map((change) => ({
+      tool_name: change.name,
+      kind: change.kind,
+      approved: change.approved,
+      proposed: change.proposed,
+    })),
   };
 }
 
@@ -23,6 +45,7 @@ export function presentInstallableTool(tool: InstallableTool) {
     allow_multiple: tool.allowMultiple,
     execution_mode: tool.executionMode,
     parameters: tool.parameters,
+    change_pending: tool.changePending,
   };
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { APPROVE_CHANGES } from '../../../../libs/persistence/src/index.js';
 import { INSTANCE_STATUSES, PARAMETER_TYPES, PRIVATE_DATA_ACTIONS, THEMES } from '../../../../libs/domain/src/index.js';
 import { text } from '../common/field.schemas.js';
 
@@ -49,6 +50,22 @@ export const ConfiguratorLaunchSchema = z.strictObject({
   developer_mode: z.boolean().optional(),
 });
 
+export const UpdateInstallationSchema = z.strictObject({
+  approve_changes: z.enum(APPROVE_CHANGES).meta({
+    description:
+      "`ask`: a changed tool definition waits for the project's approval (agents keep the approved one); " +
+      '`auto`: agents see every change at once',
+  }),
+});
+
+export const ApproveChangesSchema = z.strictObject({
+  tools: z
+    .array(z.string().min(1).max(200))
+    .max(500)
+    .optional()
+    .meta({ description: 'The tools whose pending change to approve; all when absent' }),
+});
+
 export const ExchangeLaunchCodeSchema = z.strictObject({ launch_code: z.string().min(1).max(200) });
 
 /** Documentation of the answers (not used to validate). */
@@ -57,7 +74,36 @@ export const InstallationResponseSchema = z.object({
   project_id: z.string(),
   app_id: z.string(),
   app: z.object({ name: z.string(), display_name: z.string() }),
+  approve_changes: z.enum(APPROVE_CHANGES),
+  pending_changes: z.array(z.string()).meta({
+    description: 'The tools whose changed definition waits for approval (agents still see the approved one)',
+  }),
   created_at: z.string(),
+});
+
+const ToolDefinitionSchema = z.record(z.string(), z.unknown()).meta({
+  description:
+    'What an agent sees of the tool. HTTP: {name, description {ru, en}, agent_description, parameters}; ' +
+    'MCP: {name, title, description, input_schema}',
+});
+
+export const InstallationChangesResponseSchema = z.object({
+  installation_id: z.string(),
+  approve_changes: z.enum(APPROVE_CHANGES),
+  data: z.array(
+    z.object({
+      tool_name: z.string(),
+      kind: z.enum(['http', 'mcp']),
+      approved: ToolDefinitionSchema.nullable().meta({
+        description: 'The definition agents see now; null for a tool new since the app was installed',
+      }),
+      proposed: ToolDefinitionSchema,
+    }),
+  ),
+});
+
+export const ApprovedChangesResponseSchema = InstallationChangesResponseSchema.extend({
+  approved: z.array(z.string()).meta({ description: 'The tools whose change was approved by this request' }),
 });
 
 export const InstallableToolsResponseSchema = z.object({
@@ -72,6 +118,9 @@ export const InstallableToolsResponseSchema = z.object({
       allow_multiple: z.boolean(),
       execution_mode: z.string(),
       parameters: z.unknown().meta({ description: 'HTTP tools: the parameter list; MCP tools: the input JSON Schema' }),
+      change_pending: z.boolean().meta({
+        description: 'The tool changed since the project approved it: agents see the approved definition',
+      }),
     }),
   ),
 });

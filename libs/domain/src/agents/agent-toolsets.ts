@@ -1,7 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { McpToolsRepository, ToolInstancesRepository } from '../../../persistence/src/index.js';
+import {
+  ApprovedToolDefinitionsRepository,
+  McpToolsRepository,
+  ToolInstancesRepository,
+} from '../../../persistence/src/index.js';
 import { ToolsetGenerations } from '../../../broadcast/src/index.js';
 import { type AgentRef, agentKey } from './agent-ref.js';
+import { approvalKey } from '../approvals/tool-definition.js';
 import { type AgentTool, buildAgentToolset, snapshotKey } from './agent-tool.js';
 
 export type { AgentRef } from './agent-ref.js';
@@ -30,6 +35,7 @@ export class AgentToolsets {
     private readonly instances: ToolInstancesRepository,
     private readonly snapshots: McpToolsRepository,
     private readonly generations: ToolsetGenerations,
+    private readonly approvals: ApprovedToolDefinitionsRepository,
   ) {}
 
   async load(agent: AgentRef): Promise<AgentTool[]> {
@@ -52,8 +58,18 @@ export class AgentToolsets {
   private async fromDatabase(agent: AgentRef): Promise<AgentTool[]> {
     const instances = await this.instances.listForAgent(agent.projectId, agent.agentId);
     const mcpAppIds = [...new Set(instances.filter((i) => i.toolKind === 'mcp').map((i) => i.appId))];
-    const snapshots = await this.snapshots.listForApps(mcpAppIds);
-    return buildAgentToolset(instances, new Map(snapshots.map((s) => [snapshotKey(s.appId, s.name), s])));
+    const asking = [
+      ...new Set(instances.filter((i) => i.installation.approveChanges === 'ask').map((i) => i.installationId)),
+    ];
+    const [snapshots, approvals] = await Promise.all([
+      this.snapshots.listForApps(mcpAppIds),
+      this.approvals.listForInstallations(asking),
+    ]);
+    return buildAgentToolset(
+      instances,
+      new Map(snapshots.map((s) => [snapshotKey(s.appId, s.name), s])),
+      new Map(approvals.map((a) => [approvalKey(a.installationId, a.toolKind, a.toolName), a])),
+    );
   }
 
   private remember(key: string, entry: CachedToolset): void {

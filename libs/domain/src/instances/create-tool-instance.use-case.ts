@@ -1,11 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import {
+  ApprovedToolDefinitionsRepository,
   HttpToolsRepository,
   McpToolsRepository,
   type ToolInstance,
   ToolInstancesRepository,
 } from '../../../persistence/src/index.js';
 import { SecretBox } from '../../../secrets/src/index.js';
+import { type ToolDefinitionSeen, httpToolDefinition, mcpToolDefinition } from '../approvals/tool-definition.js';
 import { configuredParameterProblems } from '../calls/tool-arguments.js';
 import { DomainError, assertNoProblems } from '../errors.js';
 import { newId } from '../ids.js';
@@ -28,6 +30,7 @@ interface ResolvedTool {
   configurable: boolean;
   allowMultiple: boolean;
   parameters: ToolParameter[];
+  definition: ToolDefinitionSeen;
 }
 
 /** Adds a tool of an installed app to an agent, with its configuration and encrypted private data. */
@@ -40,6 +43,7 @@ export class CreateToolInstance {
     private readonly findInstallation: FindInstallation,
     private readonly secrets: SecretBox,
     private readonly toolsets: AgentToolsets,
+    private readonly approvals: ApprovedToolDefinitionsRepository,
   ) {}
 
   async execute(projectId: string, agentId: string, input: CreateToolInstanceInput): Promise<ToolInstance> {
@@ -57,6 +61,12 @@ export class CreateToolInstance {
         `The agent already has tool "${input.tool_name}", which does not allow multiple instances: edit that instance instead.`,
       );
     }
+    // A tool new since the app was installed: giving it to an agent is approving it as the project reads it now.
+    await this.approvals.approveIfNone(input.installation_id, {
+      toolKind: tool.kind,
+      toolName: input.tool_name,
+      definition: tool.definition,
+    });
     const created = await this.instances.create(projectId, agentId, {
       id: newId('ti'),
       installationId: input.installation_id,
@@ -79,7 +89,14 @@ export class CreateToolInstance {
     if (mode === 'mcp') {
       const tool = await this.mcpTools.get(appId, toolName);
       if (!tool || !tool.available) throw unknownTool(toolName, 'MCP server');
-      return { kind: 'mcp', httpToolId: null, configurable: false, allowMultiple: false, parameters: [] };
+      return {
+        kind: 'mcp',
+        httpToolId: null,
+        configurable: false,
+        allowMultiple: false,
+        parameters: [],
+        definition: mcpToolDefinition(tool),
+      };
     }
     const row = await this.httpTools.getByName(appId, toolName);
     if (!row) throw unknownTool(toolName, 'HTTP tools');
@@ -90,6 +107,7 @@ export class CreateToolInstance {
       configurable: tool.configurable,
       allowMultiple: tool.allow_multiple,
       parameters: tool.parameters,
+      definition: httpToolDefinition(row),
     };
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { HttpToolsRepository, McpToolsRepository } from '../../../persistence/src/index.js';
+import { InstallationToolChanges } from '../approvals/installation-tool-changes.js';
 import { httpToolFromRow } from '../tools/http-tool-record.js';
 import { FindInstallation } from './find-installation.use-case.js';
 import type { Language } from './language.js';
@@ -14,6 +15,8 @@ export interface InstallableTool {
   allowMultiple: boolean;
   executionMode: string;
   parameters: unknown;
+  /** The tool changed since the project approved it (or is new since): agents see the approved definition. */
+  changePending: boolean;
 }
 
 /** The tools of the app's current saved mode a project can add, texts in one language; none while the app is disabled. */
@@ -23,11 +26,14 @@ export class ListInstallableTools {
     private readonly findInstallation: FindInstallation,
     private readonly httpTools: HttpToolsRepository,
     private readonly mcpTools: McpToolsRepository,
+    private readonly toolChanges: InstallationToolChanges,
   ) {}
 
   async execute(projectId: string, installationId: string, language: Language): Promise<InstallableTool[]> {
-    const { app } = await this.findInstallation.execute(projectId, installationId);
+    const installation = await this.findInstallation.execute(projectId, installationId);
+    const { app } = installation;
     if (!app.agentToolsEnabled) return [];
+    const pending = new Set((await this.toolChanges.pending(installation)).map((change) => change.name));
     if (app.agentToolsMode === 'mcp') {
       const snapshot = await this.mcpTools.list(app.id);
       return snapshot
@@ -42,6 +48,7 @@ export class ListInstallableTools {
           allowMultiple: false,
           executionMode: 'instant',
           parameters: tool.inputSchema,
+          changePending: pending.has(tool.name),
         }));
     }
     const tools = (await this.httpTools.listAll(app.id)).map(httpToolFromRow);
@@ -55,6 +62,7 @@ export class ListInstallableTools {
       allowMultiple: tool.allow_multiple,
       executionMode: tool.execution_mode,
       parameters: tool.parameters,
+      changePending: pending.has(tool.name),
     }));
   }
 }

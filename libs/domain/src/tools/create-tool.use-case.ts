@@ -4,7 +4,7 @@ import { FindOwnedApp } from '../apps/find-owned-app.js';
 import { DomainError, assertNoProblems } from '../errors.js';
 import { newId } from '../ids.js';
 import { type HttpToolDefinition, toolDefinitionProblems } from './http-tool.js';
-import { type HttpToolRecord, httpToolColumns, httpToolFromRow } from './http-tool-record.js';
+import { type HttpToolRead, httpToolColumns, httpToolFromRow } from './http-tool-record.js';
 
 export type CreateToolInput = Omit<
   HttpToolDefinition,
@@ -31,7 +31,7 @@ export class CreateTool {
     private readonly findOwnedApp: FindOwnedApp,
   ) {}
 
-  async execute(developerId: string, appId: string, input: CreateToolInput): Promise<HttpToolRecord> {
+  async execute(developerId: string, appId: string, input: CreateToolInput): Promise<HttpToolRead> {
     const definition: HttpToolDefinition = {
       ...input,
       response_description: input.response_description ?? null,
@@ -55,6 +55,7 @@ export class CreateTool {
       throw error;
     }
     if (!created) throw DomainError.notFound(`App "${appId}"`);
-    return httpToolFromRow(created);
+    // A new tool: no installation has approved any definition of it yet.
+    return { ...httpToolFromRow(created), installations_on_older_definition: 0 };
   }
 }

@@ -9,6 +9,11 @@ export interface HttpToolRecord extends HttpToolDefinition {
   updated_at: Date;
 }
 
+/** A tool as its developer reads it: with how many installations' agents still see an older definition of it. */
+export interface HttpToolRead extends HttpToolRecord {
+  installations_on_older_definition: number;
+}
+
 export function httpToolFromRow(row: HttpTool): HttpToolRecord {
   return {
     id: row.id,

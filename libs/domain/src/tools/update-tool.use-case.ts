@@ -4,8 +4,10 @@ import { FindOwnedApp } from '../apps/find-owned-app.js';
 import { DomainError, assertNoProblems } from '../errors.js';
 import { configuratorMissing } from './create-tool.use-case.js';
 import { AgentToolsets } from '../agents/agent-toolsets.js';
+import { OlderDefinitionCounts } from '../approvals/older-definition-counts.js';
+import { httpToolDefinition } from '../approvals/tool-definition.js';
 import { type HttpToolDefinition, toolDefinitionProblems } from './http-tool.js';
-import { type HttpToolRecord, httpToolColumns, httpToolFromRow } from './http-tool-record.js';
+import { type HttpToolRead, httpToolColumns, httpToolFromRow } from './http-tool-record.js';
 import type { ConfiguredParameter } from '../calls/tool-arguments.js';
 import { configurationProblemOf } from '../instances/tool-instance.js';
 
@@ -31,9 +33,10 @@ export class UpdateTool {
     private readonly instances: ToolInstancesRepository,
     private readonly findOwnedApp: FindOwnedApp,
     private readonly toolsets: AgentToolsets,
+    private readonly olderDefinitions: OlderDefinitionCounts,
   ) {}
 
-  async execute(developerId: string, appId: string, toolId: string, change: UpdateToolInput): Promise<HttpToolRecord> {
+  async execute(developerId: string, appId: string, toolId: string, change: UpdateToolInput): Promise<HttpToolRead> {
     const app = await this.findOwnedApp.execute(developerId, appId);
     const row = await this.tools.get(developerId, appId, toolId);
     if (!row) throw DomainError.notFound(`Tool "${toolId}"`);
@@ -62,7 +65,9 @@ export class UpdateTool {
     if (!updated) throw DomainError.notFound(`Tool "${toolId}"`);
     if (change.parameters !== undefined) await this.checkInstances(toolId, merged.parameters);
     await this.toolsets.invalidateApp(appId);
-    return httpToolFromRow(updated);
+    const definition = httpToolDefinition(updated);
+    const older = await this.olderDefinitions.of(appId, 'http', [{ name: updated.name, definition }]);
+    return { ...httpToolFromRow(updated), installations_on_older_definition: older.get(updated.name) ?? 0 };
   }
 
   /**

@@ -113,6 +113,9 @@ export const McpSnapshotResponseSchema = z.object({
       input_schema: z.record(z.string(), z.unknown()),
       annotations: z.unknown(),
       available: z.boolean(),
+      installations_on_older_definition: z.number().int().meta({
+        description: "How many installations' agents still see an older definition of the tool (approval pending)",
+      }),
       reason: z.string().optional().meta({ description: 'Why the tool cannot be offered, when not available' }),
     }),
   ),

@@ -2,11 +2,11 @@ import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { Answers, Operation, Problems } from '../../common/openapi.js';
 import { McpSnapshotResponseSchema } from '../apps/apps.schemas.js';
-import { ListAppMcpTools, RefreshAppMcpTools } from '../../../../../libs/domain/src/index.js';
-import type { App, McpToolSnapshot } from '../../../../../libs/persistence/src/index.js';
+import { type AppMcpTools, ListAppMcpTools, RefreshAppMcpTools } from '../../../../../libs/domain/src/index.js';
+import type { McpToolSnapshot } from '../../../../../libs/persistence/src/index.js';
 import { Auth, DeveloperId } from '../../common/auth.guard.js';
 
-function presentMcpTool(tool: McpToolSnapshot) {
+function presentMcpTool(tool: McpToolSnapshot, olderDefinitions: ReadonlyMap<string, number>) {
   return {
     name: tool.name,
     title: tool.title,
@@ -14,13 +14,14 @@ function presentMcpTool(tool: McpToolSnapshot) {
     input_schema: tool.inputSchema,
     annotations: tool.annotations,
     available: tool.available,
+    installations_on_older_definition: olderDefinitions.get(tool.name) ?? 0,
     ...(tool.available ? {} : { reason: tool.reason }),
   };
 }
 
-function presentSnapshot(app: App, tools: McpToolSnapshot[]) {
+function presentSnapshot({ app, tools, olderDefinitions }: AppMcpTools) {
   return {
-    data: tools.map(presentMcpTool),
+    data: tools.map((tool) => presentMcpTool(tool, olderDefinitions)),
     refreshed_at: app.mcpSnapshotRefreshedAt?.toISOString() ?? null,
     last_attempt_at: app.mcpSnapshotAttemptedAt?.toISOString() ?? null,
     last_error: app.mcpSnapshotError,
@@ -43,8 +44,7 @@ export class McpToolsController {
   @Operation('listAppMcpTools', "Read the snapshot of the app's MCP server tools")
   @Answers(200, McpSnapshotResponseSchema, 'The snapshot')
   async tools(@DeveloperId() developerId: string, @Param('app_id') appId: string) {
-    const { app, tools } = await this.listAppMcpTools.execute(developerId, appId);
-    return presentSnapshot(app, tools);
+    return presentSnapshot(await this.listAppMcpTools.execute(developerId, appId));
   }
 
   /** Reloads the snapshot now; 503 with the reason when the server cannot be reached (the old snapshot stays). */
@@ -55,7 +55,6 @@ export class McpToolsController {
   @Problems(409)
   async refresh(@DeveloperId() developerId: string, @Param('app_id') appId: string) {
     await this.refreshAppMcpTools.execute(developerId, appId);
-    const { app, tools } = await this.listAppMcpTools.execute(developerId, appId);
-    return presentSnapshot(app, tools);
+    return presentSnapshot(await this.listAppMcpTools.execute(developerId, appId));
   }
 }

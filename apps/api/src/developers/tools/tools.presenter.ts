@@ -1,6 +1,6 @@
-import type { HttpToolRecord } from '../../../../../libs/domain/src/index.js';
+import type { HttpToolRead } from '../../../../../libs/domain/src/index.js';
 
-export function presentTool(tool: HttpToolRecord) {
+export function presentTool(tool: HttpToolRead) {
   return {
     id: tool.id,
     app_id: tool.app_id,
@@ -16,6 +16,7 @@ export function presentTool(tool: HttpToolRecord) {
     execution_mode: tool.execution_mode,
     attempt_timeout_s: tool.attempt_timeout_s,
     retry_window: tool.retry_window,
+    installations_on_older_definition: tool.installations_on_older_definition,
     created_at: tool.created_at.toISOString(),
     updated_at: tool.updated_at.toISOString(),
   };

@@ -87,6 +87,9 @@ export const UpdateToolSchema = z.strictObject({
 export const ToolResponseSchema = CreateToolSchema.extend({
   id: z.string(),
   app_id: z.string(),
+  installations_on_older_definition: z.number().int().meta({
+    description: "How many installations' agents still see an older definition of the tool (approval pending)",
+  }),
   created_at: z.string(),
   updated_at: z.string(),
 });

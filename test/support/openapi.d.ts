@@ -313,6 +313,47 @@ export interface paths {
         delete: operations["uninstallApp"];
         options?: never;
         head?: never;
+        /**
+         * Choose how changed tool definitions reach the agents
+         * @description `ask` (the default): a change waits for the project's approval; `auto`: agents see it at once.
+         */
+        patch: operations["updateInstallation"];
+        trace?: never;
+    };
+    "/v1/projects/{project_id}/installations/{installation_id}/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the tool changes that wait for the project’s approval */
+        get: operations["listInstallationChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_id}/installations/{installation_id}/changes/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve pending tool changes
+         * @description The named tools, or all when `tools` is absent: the agents see the new definitions at once.
+         */
+        post: operations["approveInstallationChanges"];
+        delete?: never;
+        options?: never;
+        head?: never;
         patch?: never;
         trace?: never;
     };
@@ -1588,6 +1629,8 @@ export interface operations {
                             retry_window?: ("5m" | "3h" | "1d") | null;
                             id: string;
                             app_id: string;
+                            /** @description How many installations' agents still see an older definition of the tool (approval pending) */
+                            installations_on_older_definition: number;
                             created_at: string;
                             updated_at: string;
                         }[];
@@ -1757,6 +1800,8 @@ export interface operations {
                         retry_window?: ("5m" | "3h" | "1d") | null;
                         id: string;
                         app_id: string;
+                        /** @description How many installations' agents still see an older definition of the tool (approval pending) */
+                        installations_on_older_definition: number;
                         created_at: string;
                         updated_at: string;
                     };
@@ -1902,6 +1947,8 @@ export interface operations {
                         retry_window?: ("5m" | "3h" | "1d") | null;
                         id: string;
                         app_id: string;
+                        /** @description How many installations' agents still see an older definition of the tool (approval pending) */
+                        installations_on_older_definition: number;
                         created_at: string;
                         updated_at: string;
                     };
@@ -2128,6 +2175,8 @@ export interface operations {
                         retry_window?: ("5m" | "3h" | "1d") | null;
                         id: string;
                         app_id: string;
+                        /** @description How many installations' agents still see an older definition of the tool (approval pending) */
+                        installations_on_older_definition: number;
                         created_at: string;
                         updated_at: string;
                     };
@@ -2532,6 +2581,8 @@ export interface operations {
                             };
                             annotations: unknown;
                             available: boolean;
+                            /** @description How many installations' agents still see an older definition of the tool (approval pending) */
+                            installations_on_older_definition: number;
                             /** @description Why the tool cannot be offered, when not available */
                             reason?: string;
                         }[];
@@ -2606,6 +2657,8 @@ export interface operations {
                             };
                             annotations: unknown;
                             available: boolean;
+                            /** @description How many installations' agents still see an older definition of the tool (approval pending) */
+                            installations_on_older_definition: number;
                             /** @description Why the tool cannot be offered, when not available */
                             reason?: string;
                         }[];
@@ -2691,6 +2744,10 @@ export interface operations {
                                 name: string;
                                 display_name: string;
                             };
+                            /** @enum {string} */
+                            approve_changes: "ask" | "auto";
+                            /** @description The tools whose changed definition waits for approval (agents still see the approved one) */
+                            pending_changes: string[];
                             created_at: string;
                         }[];
                         next_cursor: string | null;
@@ -2766,6 +2823,10 @@ export interface operations {
                             name: string;
                             display_name: string;
                         };
+                        /** @enum {string} */
+                        approve_changes: "ask" | "auto";
+                        /** @description The tools whose changed definition waits for approval (agents still see the approved one) */
+                        pending_changes: string[];
                         created_at: string;
                     };
                 };
@@ -2930,6 +2991,303 @@ export interface operations {
             };
         };
     };
+    updateInstallation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+                installation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description `ask`: a changed tool definition waits for the project's approval (agents keep the approved one); `auto`: agents see every change at once
+                     * @enum {string}
+                     */
+                    approve_changes: "ask" | "auto";
+                };
+            };
+        };
+        responses: {
+            /** @description The installation as changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        project_id: string;
+                        app_id: string;
+                        app: {
+                            name: string;
+                            display_name: string;
+                        };
+                        /** @enum {string} */
+                        approve_changes: "ask" | "auto";
+                        /** @description The tools whose changed definition waits for approval (agents still see the approved one) */
+                        pending_changes: string[];
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description The request cannot be read (malformed JSON, a bad header) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is not for this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found, or not yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A field cannot be taken: `errors[]` names each */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is down: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listInstallationChanges: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+                installation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Per tool, the approved and the proposed definition */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        installation_id: string;
+                        /** @enum {string} */
+                        approve_changes: "ask" | "auto";
+                        data: {
+                            tool_name: string;
+                            /** @enum {string} */
+                            kind: "http" | "mcp";
+                            /** @description The definition agents see now; null for a tool new since the app was installed */
+                            approved: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @description What an agent sees of the tool. HTTP: {name, description {ru, en}, agent_description, parameters}; MCP: {name, title, description, input_schema} */
+                            proposed: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description No bearer token, or one that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is not for this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found, or not yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is down: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    approveInstallationChanges: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+                installation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The tools whose pending change to approve; all when absent */
+                    tools?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description What was approved, and the changes still pending */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        installation_id: string;
+                        /** @enum {string} */
+                        approve_changes: "ask" | "auto";
+                        data: {
+                            tool_name: string;
+                            /** @enum {string} */
+                            kind: "http" | "mcp";
+                            /** @description The definition agents see now; null for a tool new since the app was installed */
+                            approved: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @description What an agent sees of the tool. HTTP: {name, description {ru, en}, agent_description, parameters}; MCP: {name, title, description, input_schema} */
+                            proposed: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        /** @description The tools whose change was approved by this request */
+                        approved: string[];
+                    };
+                };
+            };
+            /** @description The request cannot be read (malformed JSON, a bad header) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is not for this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found, or not yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A field cannot be taken: `errors[]` names each */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is down: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listInstallableTools: {
         parameters: {
             query?: {
@@ -2963,6 +3321,8 @@ export interface operations {
                             execution_mode: string;
                             /** @description HTTP tools: the parameter list; MCP tools: the input JSON Schema */
                             parameters: unknown;
+                            /** @description The tool changed since the project approved it: agents see the approved definition */
+                            change_pending: boolean;
                         }[];
                     };
                 };

@@ -53,7 +53,8 @@ describeCallsEndToEnd('a three-master Redis Cluster', () => managed, {
     replica,
     handler,
   }) => {
-    const ctx = await agentWithHandlerTool(stack.api, handler);
+    // `auto`: a changed description reaches the agent without the project's approval (decision 032); this is about pub/sub.
+    const ctx = await agentWithHandlerTool(stack.api, handler, {}, { approveChanges: 'auto' });
     const list = async () =>
       (await replica.request('GET', `${ctx.base}/tools`, { token: ctx.agent })).body.data[0].description as string;
     expect(await list()).toBe('[App "Shop"] Ищет клиента по номеру');

@@ -137,7 +137,8 @@ export function describeCallsEndToEnd(
     }, 30_000);
 
     it('tells every replica of a tool change (toolset generations)', async () => {
-      const ctx = await agentWithHandlerTool(stack.api, handler);
+      // `auto`: the change reaches the agent without the project's approval (decision 032); this is about replicas.
+      const ctx = await agentWithHandlerTool(stack.api, handler, {}, { approveChanges: 'auto' });
       const list = (api: TestApi) => api.request('GET', `${ctx.base}/tools`, { token: ctx.agent });
       expect((await list(replica)).body.data).toHaveLength(1);
       const patched = await stack.api.request('PATCH', `/v1/apps/${ctx.app.id}/tools/${ctx.tools[0].id}`, {

@@ -24,6 +24,7 @@ import { HealthController } from './health/health.controller.js';
 import { MetricsController, QueueMetrics } from './health/metrics.controller.js';
 import { AgentMcpController } from './mcp/agent-mcp.controller.js';
 import { AgentMcpServers } from './mcp/agent-mcp-servers.js';
+import { AgentMcpTasks } from './mcp/agent-mcp-tasks.js';
 import { ProjectsController } from './projects/projects.controller.js';
 
 @Module({})
@@ -58,6 +59,7 @@ export class ApiModule {
         TokenVerifier,
         IdempotentAnswers,
         AgentMcpServers,
+        AgentMcpTasks,
         QueueMetrics,
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },

@@ -14,6 +14,8 @@ describe('parseEnv', () => {
       WORKER_CONCURRENCY: 50,
       CALL_RETENTION_DAYS: 30,
       PUBLIC_BASE_URL: 'http://localhost:3000',
+      // below the 60 s common MCP clients wait before they cancel
+      MCP_WAIT_DEADLINE_S: 50,
     });
     expect(env.DATABASE_URL).toBeUndefined();
     expect(developmentDefaultsInUse(env)).toHaveLength(2);

@@ -87,7 +87,8 @@ export const EnvSchema = z
     PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
     // The deadline of the MCP calls of an app that sets no mcp_call_timeout_s of its own.
     MCP_CALL_TIMEOUT_S: z.coerce.number().min(1).max(120).default(30),
-    MCP_WAIT_DEADLINE_S: z.coerce.number().min(1).max(120).default(120),
+    // Below the 60 s common MCP clients wait before they give up and cancel the request.
+    MCP_WAIT_DEADLINE_S: z.coerce.number().min(1).max(120).default(50),
     MCP_ALLOWED_ORIGINS: z.string().optional(),
     MCP_SNAPSHOT_TTL_S: z.coerce.number().int().min(5).max(86_400).default(300),
     // Longer than the snapshot TTL: the worker's session, used at each refresh, stays open to hear list_changed.

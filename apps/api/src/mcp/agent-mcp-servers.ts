@@ -18,6 +18,7 @@ import {
   GetAgentToolCall,
   mcpDialogId,
   RunAgentMcpCall,
+  type ToolCallInput,
 } from '../../../../libs/domain/src/index.js';
 import { presentAgentTool } from '../agents/agents.presenter.js';
 import { CallEvents } from '../../../../libs/broadcast/src/index.js';
@@ -30,6 +31,7 @@ import {
 } from './agent-mcp-call-status.js';
 import { type McpCallResult, finishedCallResult, refusalResult, textResult, withCallId } from './agent-mcp-results.js';
 import { type Progress, ProgressLimiter } from './progress-limiter.js';
+import { AgentMcpTasks, TASK_CAPABILITIES, TaskIdParams, asksForTask, createdTaskResult } from './agent-mcp-tasks.js';
 
 /** What one HTTP request to the agent's MCP endpoint knows: agent, its toolset, client session, request id. */
 export interface AgentMcpSession {
@@ -50,6 +52,8 @@ interface CallParams {
   name: string;
   arguments?: unknown;
   _meta?: Record<string, unknown>;
+  /** 2025-11-25 Tasks: the client asks for the call to run as a task. */
+  task?: unknown;
 }
 
 /**
@@ -80,10 +84,12 @@ export class AgentMcpServers {
     private readonly runAgentMcpCall: RunAgentMcpCall,
     private readonly events: CallEvents,
     private readonly getAgentToolCall: GetAgentToolCall,
+    private readonly tasks: AgentMcpTasks,
   ) {}
 
   build(session: AgentMcpSession): Server {
-    const server = new Server({ name: 'toolgate', version: TOOLGATE_VERSION }, { capabilities: { tools: {} } });
+    const capabilities = { tools: {}, tasks: TASK_CAPABILITIES };
+    const server = new Server({ name: 'toolgate', version: TOOLGATE_VERSION }, { capabilities });
     server.setRequestHandler('tools/list', () => this.guarded(session, () => this.viewOf(session.toolset).list));
     server.setRequestHandler('tools/call', (request, ctx) =>
       this.guarded(session, async () => {
@@ -91,6 +97,16 @@ export class AgentMcpServers {
         const run = params.name === CALL_STATUS_TOOL ? this.callStatus.bind(this) : this.call.bind(this);
         return (await run(session, params, ctx)) as CallToolResult;
       }),
+    );
+    // 2025-11-25 Tasks: the SDK has no task runtime, so these are registered as its custom methods, over the ledger.
+    const agent = session.agent;
+    const byId = { params: TaskIdParams };
+    server.setRequestHandler('tasks/get', byId, (params) => this.guarded(session, () => this.tasks.get(agent, params)));
+    server.setRequestHandler('tasks/result', byId, (params, ctx) =>
+      this.guarded(session, () => this.tasks.result(agent, params, ctx.mcpReq.signal)),
+    );
+    server.setRequestHandler('tasks/cancel', byId, (params) =>
+      this.guarded(session, () => this.tasks.cancel(agent, params)),
     );
     return server;
   }
@@ -123,6 +139,8 @@ export class AgentMcpServers {
           description: shown.description,
           inputSchema: shown.parameters as Tool['inputSchema'],
           ...(tool.mcp?.annotations ? { annotations: tool.mcp.annotations as Tool['annotations'] } : {}),
+          // A wait call may outlive any request: a client that can may run it as a task instead of waiting.
+          ...(tool.tool?.execution_mode === 'wait' ? { execution: { taskSupport: 'optional' as const } } : {}),
         };
       });
       if (offersCallStatus(callable)) tools.push(callStatusTool(this.env.MCP_WAIT_DEADLINE_S));
@@ -144,6 +162,14 @@ export class AgentMcpServers {
       if (error instanceof DomainError) return refusalResult(params.name, error);
       throw error;
     }
+    const input = {
+      tool: params.name,
+      dialog_id: dialogId,
+      lead_id: metaString(meta, 'toolgate/lead_id'),
+      arguments: params.arguments,
+    };
+    const waitTool = this.viewOf(session.toolset).waitTools.has(params.name);
+    if (waitTool && asksForTask(params)) return this.callAsTask(agent, input);
     const abort = new AbortController();
     const onClientGone = () => abort.abort();
     ctx.mcpReq.signal.addEventListener('abort', onClientGone);
@@ -158,21 +184,12 @@ export class AgentMcpServers {
             ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, ...progress } }),
           );
     try {
-      const outcome = await this.runAgentMcpCall.execute(
-        agent,
-        {
-          tool: params.name,
-          dialog_id: dialogId,
-          lead_id: metaString(meta, 'toolgate/lead_id'),
-          arguments: params.arguments,
-        },
-        {
-          holdsWaitSlot: this.viewOf(session.toolset).waitTools.has(params.name),
-          deadlineMs: this.env.MCP_WAIT_DEADLINE_S * 1000,
-          signal: abort.signal,
-          onProgress: limiter && ((progress: Progress) => limiter.push(progress)),
-        },
-      );
+      const outcome = await this.runAgentMcpCall.execute(agent, input, {
+        holdsWaitSlot: waitTool,
+        deadlineMs: this.env.MCP_WAIT_DEADLINE_S * 1000,
+        signal: abort.signal,
+        onProgress: limiter && ((progress: Progress) => limiter.push(progress)),
+      });
       switch (outcome.kind) {
         case 'refused':
           return refusalResult(params.name, outcome.error);
@@ -194,6 +211,19 @@ export class AgentMcpServers {
       stopCancelListener();
       ctx.mcpReq.signal.removeEventListener('abort', onClientGone);
     }
+  }
+
+  /**
+   * A wait call run as a task: accepted and answered at once with its task (the call's id); the request's end or
+   * cancellation does not touch it, only `tasks/cancel` does. A refused call has no task: it is answered as refused.
+   */
+  private async callAsTask(agent: AgentRef, input: ToolCallInput): Promise<McpCallResult> {
+    const outcome = await this.runAgentMcpCall.execute(agent, input, {
+      holdsWaitSlot: false,
+      deadlineMs: 0,
+      signal: new AbortController().signal,
+    });
+    return outcome.kind === 'refused' ? refusalResult(input.tool, outcome.error) : createdTaskResult(outcome.call);
   }
 
   /** `toolgate-call-status`: waits for one of the agent's calls; the client's cancellation ends the wait, not the call. */

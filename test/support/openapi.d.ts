@@ -389,6 +389,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{project_id}/tool-calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the calls of the project's agents, newest first */
+        get: operations["listProjectToolCalls"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_id}/tool-calls/{call_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a call of the project with every attempt */
+        get: operations["getProjectToolCall"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/agents/{agent_id}/tools": {
         parameters: {
             query?: never;
@@ -3575,6 +3609,203 @@ export interface operations {
             };
             /** @description A field cannot be taken: `errors[]` names each */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is down: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listProjectToolCalls: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                agent_id?: string;
+                dialog_id?: string;
+                /** @description The agent-facing name the tool was called by */
+                tool?: string;
+                status?: "queued" | "in_progress" | "succeeded" | "failed" | "cancelled";
+            };
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of calls */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            event_id: string;
+                            /** @enum {string} */
+                            status: "queued" | "in_progress" | "succeeded" | "failed" | "cancelled";
+                            tool_name: string;
+                            agent_tool_name: string;
+                            /** @enum {string} */
+                            execution_mode: "instant" | "wait" | "background";
+                            retry_window: ("5m" | "3h" | "1d") | null;
+                            project_id: string;
+                            agent_id: string;
+                            installation_id: string;
+                            tool_instance_id: string;
+                            dialog_id: string;
+                            lead_id: string | null;
+                            arguments: unknown;
+                            result: unknown;
+                            error: {
+                                [key: string]: unknown;
+                            } | null;
+                            round: number;
+                            next_attempt_at: string | null;
+                            accepted_at: string;
+                            finished_at: string | null;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No bearer token, or one that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is not for this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found, or not yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A field cannot be taken: `errors[]` names each */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is down: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getProjectToolCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+                call_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The call */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        event_id: string;
+                        /** @enum {string} */
+                        status: "queued" | "in_progress" | "succeeded" | "failed" | "cancelled";
+                        tool_name: string;
+                        agent_tool_name: string;
+                        /** @enum {string} */
+                        execution_mode: "instant" | "wait" | "background";
+                        retry_window: ("5m" | "3h" | "1d") | null;
+                        project_id: string;
+                        agent_id: string;
+                        installation_id: string;
+                        tool_instance_id: string;
+                        dialog_id: string;
+                        lead_id: string | null;
+                        arguments: unknown;
+                        result: unknown;
+                        error: {
+                            [key: string]: unknown;
+                        } | null;
+                        round: number;
+                        next_attempt_at: string | null;
+                        accepted_at: string;
+                        finished_at: string | null;
+                        attempts: {
+                            round: number;
+                            n: number;
+                            started_at: string;
+                            duration_ms: number | null;
+                            outcome: string;
+                            http_status: number | null;
+                            error: string | null;
+                            response_excerpt: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description No bearer token, or one that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is not for this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found, or not yours */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -39,6 +39,8 @@ import { GetAgentToolCall } from './calls/get-agent-tool-call.use-case.js';
 import { GetAppToolCall } from './calls/get-app-tool-call.use-case.js';
 import { ListAgentTools } from './calls/list-agent-tools.use-case.js';
 import { ListAppToolCalls } from './calls/list-app-tool-calls.use-case.js';
+import { ListProjectToolCalls } from './calls/list-project-tool-calls.use-case.js';
+import { GetProjectToolCall } from './calls/get-project-tool-call.use-case.js';
 import { ReconcileToolCalls } from './calls/reconcile-tool-calls.use-case.js';
 import { ReplayToolCall } from './calls/replay-tool-call.use-case.js';
 import { CreateToolInstance } from './instances/create-tool-instance.use-case.js';
@@ -94,6 +96,8 @@ const useCases = [
   GetAppToolCall,
   ListAgentTools,
   ListAppToolCalls,
+  ListProjectToolCalls,
+  GetProjectToolCall,
   ReconcileToolCalls,
   ReplayToolCall,
   PurgeExpiredRecords,

@@ -74,6 +74,8 @@ export * from './calls/get-agent-tool-call.use-case.js';
 export * from './calls/get-app-tool-call.use-case.js';
 export * from './calls/list-agent-tools.use-case.js';
 export * from './calls/list-app-tool-calls.use-case.js';
+export * from './calls/list-project-tool-calls.use-case.js';
+export * from './calls/get-project-tool-call.use-case.js';
 export * from './calls/reconcile-tool-calls.use-case.js';
 export * from './calls/replay-tool-call.use-case.js';
 export * from './mcp/result-text.js';

@@ -46,6 +46,9 @@ export interface ToolCallFilters {
   status?: CallStatus;
   toolName?: string;
   agentId?: string;
+  /** The name the agent called the tool by. */
+  agentToolName?: string;
+  dialogId?: string;
 }
 
 /**
@@ -193,6 +196,25 @@ export class ToolCallLedger {
     return call as ToolCallWithAttempts | null; // the CHECK constraints hold the states to their unions
   }
 
+  /** A call of the project's agents with its attempts; null when it is another project's or unknown. */
+  async getForProject(projectId: string, callId: string): Promise<ToolCallWithAttempts | null> {
+    const call = await this.prisma.toolCall.findFirst({
+      where: { id: callId, projectId },
+      include: { attempts: { orderBy: [{ round: 'asc' }, { n: 'asc' }] } },
+    });
+    return call as ToolCallWithAttempts | null; // the CHECK constraints hold the states to their unions
+  }
+
+  /** The calls of the project's agents, newest first (index tool_calls_project_id_id_idx). */
+  async listForProject(projectId: string, filters: ToolCallFilters, page: PageRequest): Promise<Page<ToolCall>> {
+    const rows = await this.prisma.toolCall.findMany({
+      where: { projectId, ...filterWhere(filters), ...(page.after ? { id: { lt: page.after } } : {}) },
+      orderBy: { id: 'desc' },
+      take: page.limit + 1,
+    });
+    return toPage(rows as ToolCall[], page.limit); // the CHECK constraints hold the states to their unions
+  }
+
   /** Newest first. */
   async listForApp(
     developerId: string,
@@ -204,9 +226,7 @@ export class ToolCallLedger {
       where: {
         appId,
         app: { developerId },
-        ...(filters.status ? { status: filters.status } : {}),
-        ...(filters.toolName ? { toolName: filters.toolName } : {}),
-        ...(filters.agentId ? { agentId: filters.agentId } : {}),
+        ...filterWhere(filters),
         ...(page.after ? { id: { lt: page.after } } : {}),
       },
       orderBy: { id: 'desc' },
@@ -217,6 +237,16 @@ export class ToolCallLedger {
 }
 
 const FOREIGN_KEY_VIOLATION = '23503';
+
+function filterWhere(filters: ToolCallFilters) {
+  return {
+    ...(filters.status ? { status: filters.status } : {}),
+    ...(filters.toolName ? { toolName: filters.toolName } : {}),
+    ...(filters.agentId ? { agentId: filters.agentId } : {}),
+    ...(filters.agentToolName ? { agentToolName: filters.agentToolName } : {}),
+    ...(filters.dialogId ? { dialogId: filters.dialogId } : {}),
+  };
+}
 
 /**
  * How the hot path's writes are batched: two statements of a kind at once, each carrying what arrived meanwhile

@@ -25,6 +25,7 @@ import { MetricsController, QueueMetrics } from './health/metrics.controller.js'
 import { AgentMcpController } from './mcp/agent-mcp.controller.js';
 import { AgentMcpServers } from './mcp/agent-mcp-servers.js';
 import { ProjectsController } from './projects/projects.controller.js';
+import { EventEndpointController } from './projects/event-endpoint/event-endpoint.controller.js';
 import { ProjectToolCallsController } from './projects/tool-calls/project-tool-calls.controller.js';
 
 @Module({})
@@ -53,6 +54,7 @@ export class ApiModule {
         McpToolsController,
         ProjectsController,
         ProjectToolCallsController,
+        EventEndpointController,
         AgentsController,
         AgentMcpController,
       ],

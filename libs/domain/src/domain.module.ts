@@ -54,6 +54,12 @@ import { InstallApp } from './projects/install-app.use-case.js';
 import { ListInstallableTools } from './projects/list-installable-tools.use-case.js';
 import { ListInstallations } from './projects/list-installations.use-case.js';
 import { UninstallApp } from './projects/uninstall-app.use-case.js';
+import { DeleteEventEndpoint } from './events/delete-event-endpoint.use-case.js';
+import { DeliverCallEvent } from './events/deliver-call-event.use-case.js';
+import { GetEventEndpoint } from './events/get-event-endpoint.use-case.js';
+import { PutEventEndpoint } from './events/put-event-endpoint.use-case.js';
+import { ReconcileCallEvents } from './events/reconcile-call-events.use-case.js';
+import { RotateEventEndpointSecret } from './events/rotate-event-endpoint-secret.use-case.js';
 import { PurgeExpiredRecords } from './maintenance/purge-expired-records.use-case.js';
 
 const useCases = [
@@ -101,6 +107,12 @@ const useCases = [
   ReconcileToolCalls,
   ReplayToolCall,
   PurgeExpiredRecords,
+  PutEventEndpoint,
+  GetEventEndpoint,
+  RotateEventEndpointSecret,
+  DeleteEventEndpoint,
+  DeliverCallEvent,
+  ReconcileCallEvents,
   AgentToolsets,
   AppMcpSessions,
   CallMcpTool,

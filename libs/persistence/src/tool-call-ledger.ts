@@ -27,11 +27,15 @@ import {
   claimAttempts,
   createCalls,
   recordAttempts,
+  recordQueuedAttempts,
 } from './tool-call-ledger.sql.js';
 
 export type { AttemptRecord, CallTransition, NewToolCall } from './tool-call-ledger.sql.js';
 
 export type ToolCallWithAttempts = ToolCall & { attempts: ToolCallAttempt[] };
+
+/** A call as a write left it: a queued call's end may have stored its tool_call.finished event (its id, else null). */
+export type MovedCall = ToolCall & { endEventId?: string | null };
 
 /** A call with what its next attempt checks and needs of what it calls, as it is now (null or false where gone). */
 export interface CallTarget {
@@ -65,7 +69,7 @@ export class ToolCallLedger {
   /** Records of instant calls: they arrive with the requests that make them, together. */
   private readonly instantRecords: StatementBatcher<RecordInput, ToolCall | null>;
   /** Records of queued calls' attempts: they arrive spread out, each as its attempt ends. */
-  private readonly queuedRecords: StatementBatcher<RecordInput, ToolCall | null>;
+  private readonly queuedRecords: StatementBatcher<RecordInput, MovedCall | null>;
 
   constructor(
     private readonly prisma: PrismaService,
@@ -76,7 +80,7 @@ export class ToolCallLedger {
     this.claims = batchedStatement(db, claimAttempts, (claim) => claim.callId, SPREAD_OUT, callTarget);
     const recordKey = (record: RecordInput) => record.attempt.callId;
     this.instantRecords = batchedStatement(db, recordAttempts, recordKey, HOT_WRITES, asCall);
-    this.queuedRecords = batchedStatement(db, recordAttempts, recordKey, SPREAD_OUT, asCall);
+    this.queuedRecords = batchedStatement(db, recordQueuedAttempts, recordKey, SPREAD_OUT, asCall);
   }
 
   /** Stores a new call; it is on record once this resolves. */
@@ -108,7 +112,7 @@ export class ToolCallLedger {
     move: CallTransition,
     call: Pick<ToolCall, 'executionMode'>,
     at = new Date(),
-  ): Promise<ToolCall | null> {
+  ): Promise<MovedCall | null> {
     const records = call.executionMode === 'instant' ? this.instantRecords : this.queuedRecords;
     try {
       return await this.recordOrGone(records, { attempt, move, at });
@@ -128,9 +132,9 @@ export class ToolCallLedger {
   }
 
   private async recordOrGone(
-    records: StatementBatcher<RecordInput, ToolCall | null>,
+    records: StatementBatcher<RecordInput, MovedCall | null>,
     record: RecordInput,
-  ): Promise<ToolCall | null> {
+  ): Promise<MovedCall | null> {
     try {
       return await records.run(record);
     } catch (error) {
@@ -140,9 +144,9 @@ export class ToolCallLedger {
     }
   }
 
-  /** Ends an active call cancelled, with `error`; null when it had finished already. */
-  async cancel(callId: string, error: { kind: string; message: string }, now: Date): Promise<ToolCall | null> {
-    const [call] = await this.db.rows<ToolCall>(SQL.cancel, [callId, JSON.stringify(error), utc(now)]);
+  /** Ends an active call cancelled, with `error` (and its event, as a record does); null when it had finished already. */
+  async cancel(callId: string, error: { kind: string; message: string }, now: Date): Promise<MovedCall | null> {
+    const [call] = await this.db.rows<MovedCall>(SQL.cancel, [callId, JSON.stringify(error), utc(now)]);
     return call ?? null;
   }
 

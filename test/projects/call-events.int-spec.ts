@@ -226,6 +226,15 @@ describe('tool_call.finished events', () => {
         { n: 2, outcome: 'http_status', http_status: 503 },
         { n: 3, outcome: 'success', http_status: 200 },
       ]);
+      const logged = await stack.api.request('GET', `/v1/projects/${ctx.projectId}/tool-calls/${callId}`, {
+        token: ctx.project,
+      });
+      expect(logged.body.events).toEqual([
+        expect.objectContaining({ id: arrivals[0].headers['webhook-id'], round: 1, status: 'succeeded' }),
+      ]);
+      expect(
+        logged.body.events[0].attempts.map((a: { outcome: string; http_status: number }) => a.http_status),
+      ).toEqual([503, 503, 200]);
 
       receiver.answer = () => ({ status: 410 });
       const gone = (await ctx.call()).body.call_id as string;

@@ -108,6 +108,7 @@ describe("a project's call log", () => {
     ]);
     expect(read.body.attempts[0].duration_ms).toEqual(expect.any(Number));
     expect(read.body.attempts[0].error).toEqual(expect.any(String));
+    expect(read.body.events).toEqual([]); // no event endpoint
     expect(read.body).not.toHaveProperty('body');
     expect(read.body).not.toHaveProperty('private_data');
     expect(read.body).not.toHaveProperty('configuration');

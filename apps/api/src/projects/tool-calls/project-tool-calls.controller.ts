@@ -7,12 +7,10 @@ import { Answers, Operation, Problems, QueryOf } from '../../common/openapi.js';
 import { encodeCursor, pageRequest } from '../../common/pagination.schemas.js';
 import { pageOf } from '../../common/problem.schemas.js';
 import { ZodValidationPipe } from '../../common/zod-validation.pipe.js';
-import { presentCall, presentCallWithAttempts } from '../../developers/tool-calls/tool-calls.presenter.js';
-import {
-  ToolCallResponseSchema,
-  ToolCallWithAttemptsResponseSchema,
-} from '../../developers/tool-calls/tool-calls.schemas.js';
-import { ProjectToolCallsQuerySchema } from './project-tool-calls.schemas.js';
+import { presentCall } from '../../developers/tool-calls/tool-calls.presenter.js';
+import { ToolCallResponseSchema } from '../../developers/tool-calls/tool-calls.schemas.js';
+import { presentProjectCall } from './project-tool-calls.presenter.js';
+import { ProjectToolCallResponseSchema, ProjectToolCallsQuerySchema } from './project-tool-calls.schemas.js';
 
 @ApiTags('projects')
 @ApiBearerAuth()
@@ -45,9 +43,9 @@ export class ProjectToolCallsController {
   }
 
   @Get(':call_id')
-  @Operation('getProjectToolCall', 'Read a call of the project with every attempt')
-  @Answers(200, ToolCallWithAttemptsResponseSchema, 'The call')
+  @Operation('getProjectToolCall', 'Read a call of the project with every attempt and the events sent for it')
+  @Answers(200, ProjectToolCallResponseSchema, 'The call')
   async get(@Param('project_id') projectId: string, @Param('call_id') callId: string) {
-    return presentCallWithAttempts(await this.getProjectToolCall.execute(projectId, callId));
+    return presentProjectCall(await this.getProjectToolCall.execute(projectId, callId));
   }
 }

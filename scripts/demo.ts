@@ -5,12 +5,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { type Server, createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { SignJWT } from 'jose';
 import { DEVELOPMENT_JWT_SECRET, loadEnvOrExit } from '../libs/config/src/index.js';
+import { type ToolCallFinishedEvent, verifyToolCallFinished } from '../libs/verifier/src/index.js';
 import { freePort } from './local-services.js';
 import { type LocalToolgate, startLocalToolgate, waitUntilReady } from './local-toolgate.js';
 
@@ -45,6 +47,49 @@ async function expectStatus(answer: Promise<{ status: number; body: any }>, stat
   return body;
 }
 
+/** `promise`, or a failure naming `what` after `seconds`. */
+function withinSeconds<T>(promise: Promise<T>, seconds: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not arrive within ${seconds} s`)), seconds * 1000);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * The host's event endpoint, served by the demo itself: each tool_call.finished event is verified with the
+ * endpoint's secret (`secret()`, known once the endpoint is set) and handed to whoever waits for its call.
+ */
+function startEventEndpoint(port: number, secret: () => string) {
+  const arrived = new Map<string, (event: ToolCallFinishedEvent) => void>();
+  const early = new Map<string, ToolCallFinishedEvent>();
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      try {
+        const event = verifyToolCallFinished(Buffer.concat(chunks), req.headers, secret());
+        res.writeHead(204).end();
+        const resume = arrived.get(event.call.call_id);
+        if (resume) resume(event);
+        else early.set(event.call.call_id, event);
+      } catch (error) {
+        res.writeHead(401).end((error as Error).message);
+      }
+    });
+  });
+  server.listen(port, '127.0.0.1');
+  return {
+    server,
+    /** The event of `callId`, once it arrives. */
+    eventOf(callId: string): Promise<ToolCallFinishedEvent> {
+      const known = early.get(callId);
+      if (known) return Promise.resolve(known);
+      return new Promise((resolve) => arrived.set(callId, resolve));
+    },
+  };
+}
+
 function startHandler(secret: string, port: number): Promise<ChildProcess> {
   const child = spawn(process.execPath, [join(root, 'examples/tool-handler.mjs')], {
     cwd: root,
@@ -57,7 +102,7 @@ function startHandler(secret: string, port: number): Promise<ChildProcess> {
   });
 }
 
-async function demo(toolgate: { baseUrl: string; jwtSecret: string }, handlers: ChildProcess[]) {
+async function demo(toolgate: { baseUrl: string; jwtSecret: string }, handlers: ChildProcess[], servers: Server[]) {
   const sign = (claims: Record<string, string>) =>
     new SignJWT(claims)
       .setProtectedHeader({ alg: 'HS256' })
@@ -153,6 +198,19 @@ async function demo(toolgate: { baseUrl: string; jwtSecret: string }, handlers: 
     throw new Error(`the instant call ${instant.status}: ${JSON.stringify(instant.error)}`);
   show(`200 ${instant.status}: ${instant.result_text}`);
 
+  step('The host sets its event endpoint (served by this demo): it is told when a wait call ends');
+  let eventSecret = '';
+  const eventPort = await freePort();
+  const events = startEventEndpoint(eventPort, () => eventSecret);
+  servers.push(events.server);
+  const endpoint = await expectStatus(
+    api('PUT', `/v1/projects/${PROJECT}/event-endpoint`, project, { url: `http://127.0.0.1:${eventPort}/events` }),
+    200,
+    'set the event endpoint',
+  );
+  eventSecret = endpoint.secret;
+  show(`${endpoint.url} (events signed with its whsec_ secret)`);
+
   step(`A wait call: queued, retried on the 5m schedule (RETRY_TIME_SCALE=${RETRY_TIME_SCALE}), resumes on success`);
   const queued = await expectStatus(
     api('POST', `/v1/agents/${AGENT}/tool-calls`, agent, {
@@ -164,6 +222,7 @@ async function demo(toolgate: { baseUrl: string; jwtSecret: string }, handlers: 
     'wait call',
   );
   show(`202 ${queued.status} (${queued.call_id})`);
+  const event = events.eventOf(queued.call_id);
   const finished = await expectStatus(
     api('GET', `/v1/agents/${AGENT}/tool-calls/${queued.call_id}?wait=30`, agent),
     200,
@@ -183,6 +242,10 @@ async function demo(toolgate: { baseUrl: string; jwtSecret: string }, handlers: 
   if (finished.status !== 'succeeded')
     throw new Error(`the wait call ended ${finished.status}: ${JSON.stringify(finished.error)}`);
   show(`${finished.status}: ${finished.result_text}`);
+  const told = await withinSeconds(event, 30, 'the tool_call.finished event');
+  show(
+    `the host is told: ${told.type} ${told.call.call_id} ${told.call.status}, the dialog resumes with: ${told.call.result_text}`,
+  );
 
   step(`An MCP client connects to the agent endpoint ${toolgate.baseUrl}/v1/agents/${AGENT}/mcp`);
   const client = new Client({ name: 'toolgate-demo', version: '1.0.0' });
@@ -216,6 +279,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'toolgate-demo-'));
 chmodSync(dataDir, 0o755); // as root, Postgres runs as the `postgres` user, which must reach its data directory
 const logFile = join(dataDir, 'toolgate.log');
 const handlers: ChildProcess[] = [];
+const servers: Server[] = [];
 let toolgate: LocalToolgate | undefined;
 let failed = false;
 try {
@@ -244,6 +308,7 @@ try {
   await demo(
     { baseUrl: `http://127.0.0.1:${port}`, jwtSecret: env.AUTH_JWT_SECRET ?? DEVELOPMENT_JWT_SECRET },
     handlers,
+    servers,
   );
   step('Every step succeeded. Next: the same steps by hand in the README ("Try it"), with npm start.');
 } catch (error) {
@@ -251,6 +316,7 @@ try {
   console.error(`\n✖ ${(error as Error).message}\n  Toolgate's log: ${logFile}`);
 } finally {
   for (const handler of handlers) handler.kill('SIGTERM');
+  for (const server of servers) server.close();
   await toolgate?.stop();
   if (!failed) rmSync(dataDir, { recursive: true, force: true });
 }

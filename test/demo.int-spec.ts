@@ -22,6 +22,7 @@ describe('npm run demo', () => {
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(output).toContain('200 succeeded: {"id":"42","name":"Ada Lovelace","plan":"pro"}');
     expect(output).toMatch(/attempt 1: http_status 503[\s\S]*attempt 2: http_status 503[\s\S]*attempt 3: success 200/);
+    expect(output).toMatch(/the host is told: tool_call\.finished call_\w+ succeeded, the dialog resumes with: /);
     expect(output).toMatch(/tools\/list: demo_crm_\w+_find_customer, demo_crm_\w+_flaky_lookup/);
     expect(output).toMatch(/tools\/call demo_crm_\w+_find_customer: \{"id":"7"/);
     expect(output).toContain('Every step succeeded');

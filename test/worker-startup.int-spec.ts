@@ -9,7 +9,7 @@ import { parseEnv } from '../libs/config/src/index.js';
 import { JOB_PROCESSORS, type JobProcessor } from '../apps/worker/src/job-processor.js';
 import { MissingProcessorError } from '../apps/worker/src/queue-consumer.js';
 import { WorkerModule } from '../apps/worker/src/worker.module.js';
-import { DELIVER_TOOL_CALL_JOB } from '../libs/queue/src/index.js';
+import { DELIVER_TOOL_CALL_JOB, JOB_NAMES } from '../libs/queue/src/index.js';
 import { startAppProcess } from './support/processes.js';
 import { TEST_SECRETS_KEYS } from './support/test-api.js';
 import { TEST_JWT_SECRET } from './support/tokens.js';
@@ -44,8 +44,8 @@ describe('the worker', () => {
   });
 
   it('is built when every job name has a processor', async () => {
-    const processor: JobProcessor = { jobName: DELIVER_TOOL_CALL_JOB, process: async () => undefined };
-    const worker = await compileWorker([processor]);
+    const processors: JobProcessor[] = JOB_NAMES.map((jobName) => ({ jobName, process: async () => undefined }));
+    const worker = await compileWorker(processors);
     await worker.close();
   });
 

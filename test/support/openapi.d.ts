@@ -430,6 +430,85 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{project_id}/tool-calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the calls of the project's agents, newest first */
+        get: operations["listProjectToolCalls"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_id}/tool-calls/{call_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a call of the project with every attempt and the events sent for it */
+        get: operations["getProjectToolCall"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_id}/event-endpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read the project's event endpoint */
+        get: operations["getEventEndpoint"];
+        /**
+         * Set the project's event endpoint
+         * @description It is told when a wait or background call of the project ends. Answers the secret that signs the events.
+         */
+        put: operations["putEventEndpoint"];
+        post?: never;
+        /**
+         * Remove the project's event endpoint
+         * @description No more events are sent.
+         */
+        delete: operations["deleteEventEndpoint"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_id}/event-endpoint/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the event endpoint's secret
+         * @description The previous secret keeps signing for 24 hours.
+         */
+        post: operations["rotateEventEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/agents/{agent_id}/tools": {
         parameters: {
             query?: never;
@@ -3935,6 +4014,509 @@ export interface operations {
             };
             /** @description A field cannot be taken: `errors[]` names each */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is down: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listProjectToolCalls: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                agent_id?: string;
+                dialog_id?: string;
+                /** @description The agent-facing name the tool was called by */
+                tool?: string;
+                status?: "queued" | "in_progress" | "succeeded" | "failed" | "cancelled";
+            };
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of calls */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            event_id: string;
+                            /** @enum {string} */
+                            status: "queued" | "in_progress" | "succeeded" | "failed" | "cancelled";
+                            tool_name: string;
+                            agent_tool_name: string;
+                            /** @enum {string} */
+                            execution_mode: "instant" | "wait" | "background";
+                            retry_window: ("5m" | "3h" | "1d") | null;
+                            project_id: string;
+                            agent_id: string;
+                            installation_id: string;
+                            tool_instance_id: string;
+                            dialog_id: string;
+                            lead_id: string | null;
+                            arguments: unknown;
+                            result: unknown;
+                            error: {
+                                [key: string]: unknown;
+                            } | null;
+                            round: number;
+                            next_attempt_at: string | null;
+                            accepted_at: string;
+                            finished_at: string | null;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No bearer token, or one that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is not for this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found, or not yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A field cannot be taken: `errors[]` names each */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is down: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getProjectToolCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+                call_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The call */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        event_id: string;
+                        /** @enum {string} */
+                        status: "queued" | "in_progress" | "succeeded" | "failed" | "cancelled";
+                        tool_name: string;
+                        agent_tool_name: string;
+                        /** @enum {string} */
+                        execution_mode: "instant" | "wait" | "background";
+                        retry_window: ("5m" | "3h" | "1d") | null;
+                        project_id: string;
+                        agent_id: string;
+                        installation_id: string;
+                        tool_instance_id: string;
+                        dialog_id: string;
+                        lead_id: string | null;
+                        arguments: unknown;
+                        result: unknown;
+                        error: {
+                            [key: string]: unknown;
+                        } | null;
+                        round: number;
+                        next_attempt_at: string | null;
+                        accepted_at: string;
+                        finished_at: string | null;
+                        attempts: {
+                            round: number;
+                            n: number;
+                            started_at: string;
+                            duration_ms: number | null;
+                            outcome: string;
+                            http_status: number | null;
+                            error: string | null;
+                            response_excerpt: string | null;
+                        }[];
+                        /** @description The tool_call.finished events sent to the project's event endpoint when the call ended */
+                        events: {
+                            /** @description The webhook-id the event was sent with */
+                            id: string;
+                            round: number;
+                            /** @enum {string} */
+                            status: "queued" | "in_progress" | "succeeded" | "failed" | "cancelled";
+                            created_at: string;
+                            finished_at: string | null;
+                            attempts: {
+                                n: number;
+                                started_at: string;
+                                duration_ms: number;
+                                outcome: string;
+                                http_status: number | null;
+                                error: string | null;
+                                response_excerpt: string | null;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description No bearer token, or one that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is not for this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found, or not yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is down: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getEventEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint (never its secret) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        url: string;
+                    };
+                };
+            };
+            /** @description No bearer token, or one that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is not for this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found, or not yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is down: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putEventEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description Where tool_call.finished events are POSTed
+                     * @example https://host.example.com/events
+                     */
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its secret */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        url: string;
+                        /** @description whsec_…: verifies the events (Standard Webhooks); shown here and on rotation */
+                        secret: string;
+                    };
+                };
+            };
+            /** @description The request cannot be read (malformed JSON, a bad header) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is not for this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found, or not yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A field cannot be taken: `errors[]` names each */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is down: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteEventEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No bearer token, or one that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is not for this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found, or not yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is down: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rotateEventEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret, shown this once */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        secret: string;
+                        /** @description Until when the replaced secret still signs */
+                        previous_valid_until: string;
+                    };
+                };
+            };
+            /** @description No bearer token, or one that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is not for this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found, or not yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflicts with what exists (a name taken, a state that does not allow it) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

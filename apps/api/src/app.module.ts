@@ -26,6 +26,8 @@ import { AgentMcpController } from './mcp/agent-mcp.controller.js';
 import { AgentMcpServers } from './mcp/agent-mcp-servers.js';
 import { AgentMcpTasks } from './mcp/agent-mcp-tasks.js';
 import { ProjectsController } from './projects/projects.controller.js';
+import { EventEndpointController } from './projects/event-endpoint/event-endpoint.controller.js';
+import { ProjectToolCallsController } from './projects/tool-calls/project-tool-calls.controller.js';
 
 @Module({})
 export class ApiModule {
@@ -52,6 +54,8 @@ export class ApiModule {
         ToolCallsController,
         McpToolsController,
         ProjectsController,
+        ProjectToolCallsController,
+        EventEndpointController,
         AgentsController,
         AgentMcpController,
       ],

@@ -39,6 +39,8 @@ import { GetAgentToolCall } from './calls/get-agent-tool-call.use-case.js';
 import { GetAppToolCall } from './calls/get-app-tool-call.use-case.js';
 import { ListAgentTools } from './calls/list-agent-tools.use-case.js';
 import { ListAppToolCalls } from './calls/list-app-tool-calls.use-case.js';
+import { ListProjectToolCalls } from './calls/list-project-tool-calls.use-case.js';
+import { GetProjectToolCall } from './calls/get-project-tool-call.use-case.js';
 import { ReconcileToolCalls } from './calls/reconcile-tool-calls.use-case.js';
 import { ReplayToolCall } from './calls/replay-tool-call.use-case.js';
 import { CreateToolInstance } from './instances/create-tool-instance.use-case.js';
@@ -57,6 +59,12 @@ import { InstallApp } from './projects/install-app.use-case.js';
 import { ListInstallableTools } from './projects/list-installable-tools.use-case.js';
 import { ListInstallations } from './projects/list-installations.use-case.js';
 import { UninstallApp } from './projects/uninstall-app.use-case.js';
+import { DeleteEventEndpoint } from './events/delete-event-endpoint.use-case.js';
+import { DeliverCallEvent } from './events/deliver-call-event.use-case.js';
+import { GetEventEndpoint } from './events/get-event-endpoint.use-case.js';
+import { PutEventEndpoint } from './events/put-event-endpoint.use-case.js';
+import { ReconcileCallEvents } from './events/reconcile-call-events.use-case.js';
+import { RotateEventEndpointSecret } from './events/rotate-event-endpoint-secret.use-case.js';
 import { PurgeExpiredRecords } from './maintenance/purge-expired-records.use-case.js';
 
 const useCases = [
@@ -104,9 +112,17 @@ const useCases = [
   GetAppToolCall,
   ListAgentTools,
   ListAppToolCalls,
+  ListProjectToolCalls,
+  GetProjectToolCall,
   ReconcileToolCalls,
   ReplayToolCall,
   PurgeExpiredRecords,
+  PutEventEndpoint,
+  GetEventEndpoint,
+  RotateEventEndpointSecret,
+  DeleteEventEndpoint,
+  DeliverCallEvent,
+  ReconcileCallEvents,
   AgentToolsets,
   AppMcpSessions,
   CallMcpTool,

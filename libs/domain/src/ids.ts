@@ -32,7 +32,7 @@ export function uuidv7(now: number = Date.now()): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-export type IdKind = 'app' | 'tool' | 'mcptool' | 'inst' | 'ti' | 'call' | 'att';
+export type IdKind = 'app' | 'tool' | 'mcptool' | 'inst' | 'ti' | 'call' | 'att' | 'endpoint';
 
 /** An opaque, time-ordered id such as `app_0197…`. */
 export function newId(kind: IdKind): string {

@@ -15,6 +15,8 @@ export const ENCRYPTED_COLUMNS: readonly EncryptedColumn[] = [
   { table: 'apps', column: 'mcp_auth_header_value_enc' },
   { table: 'tool_instances', column: 'private_data_enc' },
   { table: 'tool_calls', column: 'body_enc' },
+  { table: 'event_endpoints', column: 'secret_enc' },
+  { table: 'event_endpoints', column: 'retired_secrets', listKey: 'secret_enc' },
 ];
 
 /** Reads and rewrites encrypted values in batches, by primary key; identifiers come only from ENCRYPTED_COLUMNS. */

@@ -2,6 +2,8 @@ import { Global, Module } from '@nestjs/common';
 import { ENV, type Env } from '../../config/src/index.js';
 import { AppsRepository } from './apps.repository.js';
 import { ApprovedToolDefinitionsRepository } from './approved-tool-definitions.repository.js';
+import { CallEventLedger } from './call-event-ledger.js';
+import { EventEndpointsRepository } from './event-endpoints.repository.js';
 import { DatabaseHealthRepository } from './database-health.repository.js';
 import { EncryptedColumnsRepository } from './encrypted-columns.repository.js';
 import { FinishedToolCallsRepository } from './finished-tool-calls.repository.js';
@@ -28,6 +30,8 @@ const repositories = [
   ToolInstancesRepository,
   IdempotencyKeysRepository,
   FinishedToolCallsRepository,
+  EventEndpointsRepository,
+  CallEventLedger,
 ];
 
 @Global()

@@ -208,6 +208,12 @@ const RECORD_INPUT: readonly InputColumn<RecordInput>[] = [
  * written even where the call was cancelled meanwhile: it stays cancelled). Returns each call that moved.
  */
 function recordText(size: number): string {
+  return `${recordAttemptRows(size)}
+    ${recordMove('CALL_T')}`;
+}
+
+/** The input and the CTE `attempt` that writes each attempt's row. */
+function recordAttemptRows(size: number): string {
   return `${inputTable(RECORD_INPUT, size)}, attempt AS (
       INSERT INTO tool_call_attempts
         (id, call_id, round, n, started_at, duration_ms, outcome, http_status, error, response_excerpt)
@@ -216,14 +222,52 @@ function recordText(size: number): string {
       ON CONFLICT (call_id, round, n) DO UPDATE SET started_at = EXCLUDED.started_at,
         duration_ms = EXCLUDED.duration_ms, outcome = EXCLUDED.outcome, http_status = EXCLUDED.http_status,
         error = EXCLUDED.error, response_excerpt = EXCLUDED.response_excerpt
-    )
-    UPDATE tool_calls t SET
+    )`;
+}
+
+/** The move of each recorded call still in progress in that round. */
+function recordMove(returning: 'CALL_T' | 't.*'): string {
+  return `UPDATE tool_calls t SET
       status = i.status, next_attempt_n = i.next_attempt_n, next_attempt_at = i.next_attempt_at,
       first_attempt_at = i.first_attempt_at, attempt_deadline = NULL, result = i.result, result_text = i.result_text,
       error = i.call_error, finished_at = i.finished_at, updated_at = i.at
     FROM input i
     WHERE t.id = i.call_id AND t.round = i.round AND t.status = '${IN_PROGRESS}'
-    RETURNING ${CALL_T}`;
+    RETURNING ${returning === 'CALL_T' ? CALL_T : 't.*'}`;
+}
+
+/**
+ * The `call` object of a tool_call.finished event, fixed when the call ends (a replay's new round has its own).
+ * The body's key order is set where it is sent (call-event-body.ts), not here: jsonb keeps no order.
+ */
+const END_EVENT_PAYLOAD = `jsonb_build_object('call_id', m.id, 'agent_id', m.agent_id, 'dialog_id', m.dialog_id,
+  'lead_id', m.lead_id, 'tool', m.agent_tool_name, 'execution_mode', m.execution_mode, 'status', m.status,
+  'result', m.result, 'result_text', m.result_text, 'error', m.error,
+  'finished_at', to_char(m.finished_at, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`;
+
+/**
+ * After the CTE `moved` (calls as moved, `RETURNING t.*`): the tool_call.finished event of each wait or background
+ * call it ended whose project has an event endpoint, stored in the same statement as the end (so no end is ever
+ * without its event, and a project without an endpoint costs no query); then each moved call, with the id of the
+ * event stored for it (null when none) as `endEventId`.
+ */
+const WITH_END_EVENTS = `, ended AS (
+      INSERT INTO call_events (id, call_id, round, project_id, payload, status, next_attempt_n, next_attempt_at,
+        created_at, updated_at)
+      SELECT gen_random_uuid()::text, m.id, m.round, m.project_id, ${END_EVENT_PAYLOAD}, '${QUEUED}', 1,
+        m.finished_at, m.finished_at, m.finished_at
+      FROM moved m JOIN event_endpoints e ON e.project_id = m.project_id
+      WHERE m.status IN (${TERMINAL}) AND m.execution_mode <> 'instant'
+      ON CONFLICT (call_id, round) DO NOTHING
+      RETURNING id, call_id
+    ) SELECT ${selectList(TOOL_CALL_COLUMNS, 'm')}, ended.id AS "endEventId"
+      FROM moved m LEFT JOIN ended ON ended.call_id = m.id`;
+
+/** recordText for queued calls: a call that ends stores its tool_call.finished event in the same statement. */
+function recordQueuedText(size: number): string {
+  return `${recordAttemptRows(size)}, moved AS (
+      ${recordMove('t.*')}
+    )${WITH_END_EVENTS}`;
 }
 
 /** Stores calls: the parameters are `inputValues(CREATE_INPUT, calls)`. */
@@ -232,6 +276,11 @@ export const createCalls = { input: CREATE_INPUT, statement: perSize('tool_calls
 export const claimAttempts = { input: CLAIM_INPUT, statement: perSize('tool_calls_claim', claimText) };
 /** Records attempts: the parameters are `inputValues(RECORD_INPUT, records)`. */
 export const recordAttempts = { input: RECORD_INPUT, statement: perSize('tool_calls_record', recordText) };
+/** Records attempts of queued calls, with the events of those that end (WITH_END_EVENTS): the same parameters. */
+export const recordQueuedAttempts = {
+  input: RECORD_INPUT,
+  statement: perSize('tool_calls_record_queued', recordQueuedText),
+};
 
 /** The ledger's single statements, each with its parameters named in its comment. */
 export const LEDGER_SQL = {
@@ -252,12 +301,14 @@ export const LEDGER_SQL = {
     name: 'tool_calls_store_body',
     text: 'UPDATE tool_calls SET body_enc = $2, updated_at = $3 WHERE id = $1 RETURNING id',
   },
-  /** $1 call id, $2 the call's error (jsonb), $3 now: an active call ends cancelled. */
+  /** $1 call id, $2 the call's error (jsonb), $3 now: an active call ends cancelled (with its event: WITH_END_EVENTS). */
   cancel: {
     name: 'tool_calls_cancel',
-    text: `UPDATE tool_calls SET status = '${CANCELLED}', error = $2::jsonb, finished_at = $3::timestamp(3),
-        next_attempt_at = NULL, next_attempt_n = NULL, attempt_deadline = NULL, updated_at = $3::timestamp(3)
-      WHERE id = $1 AND status IN (${ACTIVE}) RETURNING ${CALL}`,
+    text: `WITH moved AS (
+        UPDATE tool_calls SET status = '${CANCELLED}', error = $2::jsonb, finished_at = $3::timestamp(3),
+          next_attempt_at = NULL, next_attempt_n = NULL, attempt_deadline = NULL, updated_at = $3::timestamp(3)
+        WHERE id = $1 AND status IN (${ACTIVE}) RETURNING *
+      )${WITH_END_EVENTS}`,
   },
   /** $1 call id, $2 now: a finished call starts a new round of its schedule, due now (same event and body). */
   startNewRound: {

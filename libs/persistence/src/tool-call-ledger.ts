@@ -27,11 +27,15 @@ import {
   claimAttempts,
   createCalls,
   recordAttempts,
+  recordQueuedAttempts,
 } from './tool-call-ledger.sql.js';
 
 export type { AttemptRecord, CallTransition, NewToolCall } from './tool-call-ledger.sql.js';
 
 export type ToolCallWithAttempts = ToolCall & { attempts: ToolCallAttempt[] };
+
+/** A call as a write left it: a queued call's end may have stored its tool_call.finished event (its id, else null). */
+export type MovedCall = ToolCall & { endEventId?: string | null };
 
 /** A call with what its next attempt checks and needs of what it calls, as it is now (null or false where gone). */
 export interface CallTarget {
@@ -46,6 +50,9 @@ export interface ToolCallFilters {
   status?: CallStatus;
   toolName?: string;
   agentId?: string;
+  /** The name the agent called the tool by. */
+  agentToolName?: string;
+  dialogId?: string;
 }
 
 /**
@@ -62,7 +69,7 @@ export class ToolCallLedger {
   /** Records of instant calls: they arrive with the requests that make them, together. */
   private readonly instantRecords: StatementBatcher<RecordInput, ToolCall | null>;
   /** Records of queued calls' attempts: they arrive spread out, each as its attempt ends. */
-  private readonly queuedRecords: StatementBatcher<RecordInput, ToolCall | null>;
+  private readonly queuedRecords: StatementBatcher<RecordInput, MovedCall | null>;
 
   constructor(
     private readonly prisma: PrismaService,
@@ -73,7 +80,7 @@ export class ToolCallLedger {
     this.claims = batchedStatement(db, claimAttempts, (claim) => claim.callId, SPREAD_OUT, callTarget);
     const recordKey = (record: RecordInput) => record.attempt.callId;
     this.instantRecords = batchedStatement(db, recordAttempts, recordKey, HOT_WRITES, asCall);
-    this.queuedRecords = batchedStatement(db, recordAttempts, recordKey, SPREAD_OUT, asCall);
+    this.queuedRecords = batchedStatement(db, recordQueuedAttempts, recordKey, SPREAD_OUT, asCall);
   }
 
   /** Stores a new call; it is on record once this resolves. */
@@ -105,7 +112,7 @@ export class ToolCallLedger {
     move: CallTransition,
     call: Pick<ToolCall, 'executionMode'>,
     at = new Date(),
-  ): Promise<ToolCall | null> {
+  ): Promise<MovedCall | null> {
     const records = call.executionMode === 'instant' ? this.instantRecords : this.queuedRecords;
     try {
       return await this.recordOrGone(records, { attempt, move, at });
@@ -125,9 +132,9 @@ export class ToolCallLedger {
   }
 
   private async recordOrGone(
-    records: StatementBatcher<RecordInput, ToolCall | null>,
+    records: StatementBatcher<RecordInput, MovedCall | null>,
     record: RecordInput,
-  ): Promise<ToolCall | null> {
+  ): Promise<MovedCall | null> {
     try {
       return await records.run(record);
     } catch (error) {
@@ -137,9 +144,9 @@ export class ToolCallLedger {
     }
   }
 
-  /** Ends an active call cancelled, with `error`; null when it had finished already. */
-  async cancel(callId: string, error: { kind: string; message: string }, now: Date): Promise<ToolCall | null> {
-    const [call] = await this.db.rows<ToolCall>(SQL.cancel, [callId, JSON.stringify(error), utc(now)]);
+  /** Ends an active call cancelled, with `error` (and its event, as a record does); null when it had finished already. */
+  async cancel(callId: string, error: { kind: string; message: string }, now: Date): Promise<MovedCall | null> {
+    const [call] = await this.db.rows<MovedCall>(SQL.cancel, [callId, JSON.stringify(error), utc(now)]);
     return call ?? null;
   }
 
@@ -193,6 +200,25 @@ export class ToolCallLedger {
     return call as ToolCallWithAttempts | null; // the CHECK constraints hold the states to their unions
   }
 
+  /** A call of the project's agents with its attempts; null when it is another project's or unknown. */
+  async getForProject(projectId: string, callId: string): Promise<ToolCallWithAttempts | null> {
+    const call = await this.prisma.toolCall.findFirst({
+      where: { id: callId, projectId },
+      include: { attempts: { orderBy: [{ round: 'asc' }, { n: 'asc' }] } },
+    });
+    return call as ToolCallWithAttempts | null; // the CHECK constraints hold the states to their unions
+  }
+
+  /** The calls of the project's agents, newest first (index tool_calls_project_id_id_idx). */
+  async listForProject(projectId: string, filters: ToolCallFilters, page: PageRequest): Promise<Page<ToolCall>> {
+    const rows = await this.prisma.toolCall.findMany({
+      where: { projectId, ...filterWhere(filters), ...(page.after ? { id: { lt: page.after } } : {}) },
+      orderBy: { id: 'desc' },
+      take: page.limit + 1,
+    });
+    return toPage(rows as ToolCall[], page.limit); // the CHECK constraints hold the states to their unions
+  }
+
   /** Newest first. */
   async listForApp(
     developerId: string,
@@ -204,9 +230,7 @@ export class ToolCallLedger {
       where: {
         appId,
         app: { developerId },
-        ...(filters.status ? { status: filters.status } : {}),
-        ...(filters.toolName ? { toolName: filters.toolName } : {}),
-        ...(filters.agentId ? { agentId: filters.agentId } : {}),
+        ...filterWhere(filters),
         ...(page.after ? { id: { lt: page.after } } : {}),
       },
       orderBy: { id: 'desc' },
@@ -217,6 +241,16 @@ export class ToolCallLedger {
 }
 
 const FOREIGN_KEY_VIOLATION = '23503';
+
+function filterWhere(filters: ToolCallFilters) {
+  return {
+    ...(filters.status ? { status: filters.status } : {}),
+    ...(filters.toolName ? { toolName: filters.toolName } : {}),
+    ...(filters.agentId ? { agentId: filters.agentId } : {}),
+    ...(filters.agentToolName ? { agentToolName: filters.agentToolName } : {}),
+    ...(filters.dialogId ? { dialogId: filters.dialogId } : {}),
+  };
+}
 
 /**
  * How the hot path's writes are batched: two statements of a kind at once, each carrying what arrived meanwhile

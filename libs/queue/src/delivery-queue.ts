@@ -2,11 +2,15 @@ import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common
 import { Queue } from 'bullmq';
 import { ENV, type Env } from '../../config/src/index.js';
 import {
+  DELIVER_CALL_EVENT_JOB,
   DELIVER_TOOL_CALL_JOB,
+  type DeliverCallEventJob,
   type DeliverToolCallJob,
   TOOL_CALL_DELIVERY_QUEUE,
   attemptJob,
   deliveryJobId,
+  eventAttemptJob,
+  eventJobId,
 } from './jobs.js';
 import {
   REQUEST_COMMAND_TIMEOUT_MS,
@@ -19,11 +23,14 @@ import { RoundTripBatches } from './round-trip-batches.js';
 
 /** The fields of a call its attempt's job is made of. */
 type QueuedCall = Parameters<typeof attemptJob>[0];
+/** The fields of a tool_call.finished event its attempt's job is made of. */
+type QueuedEvent = Parameters<typeof eventAttemptJob>[0];
 
 /** One attempt's job as it is added. */
 interface AttemptAdd {
-  data: DeliverToolCallJob;
-  opts: { jobId: string; delay: number };
+  name: string;
+  data: DeliverToolCallJob | DeliverCallEventJob;
+  opts: { jobId: string; delay?: number };
 }
 
 /** Puts delivery attempts on the queue, each at the moment it is due. */
@@ -34,8 +41,8 @@ export class DeliveryQueue implements OnModuleDestroy {
   readonly queue: Queue;
   /** Adds that arrive together (the calls one batched INSERT stored, say) go to Redis in one round trip. */
   private readonly adds = new RoundTripBatches<AttemptAdd>(
-    ({ data, opts }) => this.queue.add(DELIVER_TOOL_CALL_JOB, data, opts),
-    (adds) => this.queue.addBulk(adds.map(({ data, opts }) => ({ name: DELIVER_TOOL_CALL_JOB, data, opts }))),
+    ({ name, data, opts }) => this.queue.add(name, data, opts),
+    (adds) => this.queue.addBulk(adds),
   );
 
   constructor(@Inject(ENV) env: Env) {
@@ -66,12 +73,24 @@ export class DeliveryQueue implements OnModuleDestroy {
   async enqueueAttempt(call: QueuedCall, n: number, dueAt?: Date): Promise<boolean> {
     const data = attemptJob(call, n);
     const delay = dueAt ? Math.max(0, Math.round(dueAt.getTime() - Date.now())) : 0;
-    const added = this.adds.run({ data, opts: { jobId: deliveryJobId(data), delay } });
+    const added = this.adds.run({ name: DELIVER_TOOL_CALL_JOB, data, opts: { jobId: deliveryJobId(data), delay } });
+    return this.leftToReconciler(added, `call ${call.id}: attempt ${n}`);
+  }
+
+  /** Queues attempt `n` of a tool_call.finished event, due at `dueAt` (now when omitted); never fails, as above. */
+  async enqueueEventAttempt(event: QueuedEvent, n: number, dueAt?: Date): Promise<boolean> {
+    const data = eventAttemptJob(event, n);
+    const delay = dueAt ? Math.max(0, Math.round(dueAt.getTime() - Date.now())) : 0;
+    const added = this.adds.run({ name: DELIVER_CALL_EVENT_JOB, data, opts: { jobId: eventJobId(data), delay } });
+    return this.leftToReconciler(added, `event ${event.id}: attempt ${n}`);
+  }
+
+  private async leftToReconciler(added: Promise<unknown>, what: string): Promise<boolean> {
     try {
-      await withinMs(added, 2 * REQUEST_COMMAND_TIMEOUT_MS, `queueing call ${call.id}`);
+      await withinMs(added, 2 * REQUEST_COMMAND_TIMEOUT_MS, `queueing ${what}`);
       return true;
     } catch (error) {
-      this.logger.warn(`call ${call.id}: attempt ${n} not queued (${(error as Error).message}); the reconciler will`);
+      this.logger.warn(`${what} not queued (${(error as Error).message}); the reconciler will`);
       return false;
     }
   }
@@ -82,20 +101,36 @@ export class DeliveryQueue implements OnModuleDestroy {
    * is, so a backlog that is only late costs a lookup per call, not an add.
    */
   async enqueueMissingAttempts(attempts: { call: QueuedCall; n: number }[]): Promise<number> {
-    if (attempts.length === 0) return 0;
-    const jobs = attempts.map(({ call, n }) => attemptJob(call, n));
+    return this.addMissing(
+      attempts.map(({ call, n }) => {
+        const data = attemptJob(call, n);
+        return { name: DELIVER_TOOL_CALL_JOB, data, opts: { jobId: deliveryJobId(data) } };
+      }),
+    );
+  }
+
+  /** The same for attempts of tool_call.finished events. */
+  async enqueueMissingEventAttempts(attempts: { event: QueuedEvent; n: number }[]): Promise<number> {
+    return this.addMissing(
+      attempts.map(({ event, n }) => {
+        const data = eventAttemptJob(event, n);
+        return { name: DELIVER_CALL_EVENT_JOB, data, opts: { jobId: eventJobId(data) } };
+      }),
+    );
+  }
+
+  private async addMissing(jobs: AttemptAdd[]): Promise<number> {
+    if (jobs.length === 0) return 0;
     // One pipeline even on a Redis Cluster: the job keys share the hash tag of QUEUE_PREFIX, so one slot and node.
-    const lookup = this.connection.pipeline(jobs.map((job) => ['exists', this.queue.toKey(deliveryJobId(job))]));
+    const lookup = this.connection.pipeline(jobs.map((job) => ['exists', this.queue.toKey(job.opts.jobId)]));
     const found = await withinMs(lookup.exec(), 5 * REQUEST_COMMAND_TIMEOUT_MS, `looking up ${jobs.length} jobs`);
     const missing = jobs.filter((_, i) => {
       const [error, exists] = found?.[i] ?? [null, 0];
       return error !== null || exists !== 1; // a lookup that failed is taken for a missing job (an add is harmless)
     });
     if (missing.length === 0) return 0;
-    const added = this.queue.addBulk(
-      missing.map((job) => ({ name: DELIVER_TOOL_CALL_JOB, data: job, opts: { jobId: deliveryJobId(job) } })),
-    );
-    await withinMs(added, 5 * REQUEST_COMMAND_TIMEOUT_MS, `queueing ${missing.length} calls`);
+    const added = this.queue.addBulk(missing);
+    await withinMs(added, 5 * REQUEST_COMMAND_TIMEOUT_MS, `queueing ${missing.length} jobs`);
     return missing.length;
   }
 

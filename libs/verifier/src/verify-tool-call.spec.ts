@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { signWebhook } from '../../signing/src/index.js';
-import { type HeadersLike, WebhookVerificationError, verifyToolCall } from './index.js';
+import { type HeadersLike, WebhookVerificationError, verifyToolCall, verifyToolCallFinished } from './index.js';
 
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
@@ -262,5 +262,39 @@ describe('verifyToolCall', () => {
       expect(verifyToolCall(body, headers, secret)).toEqual(event);
       expect(new Webhook(secret).verify(body, headers)).toEqual(event);
     });
+  });
+});
+
+describe('verifyToolCallFinished', () => {
+  const webhookId = '5b0c3a8e-4c7f-4c1e-9d7a-0b6c0f7e2a11';
+  const finished = JSON.stringify({
+    type: 'tool_call.finished',
+    call: { call_id: 'call_1', agent_id: 'a1', dialog_id: 'd1', lead_id: null, tool: 'shop_find', status: 'succeeded' },
+  });
+
+  it('accepts an event signed with the endpoint secret, as standardwebhooks does', () => {
+    const headers = sign([secret], webhookId, ts, finished);
+    expect(verifyToolCallFinished(finished, headers, secret, { now }).call.call_id).toBe('call_1');
+    expect(verifyToolCallFinished(finished, pick(headers, 'standard'), secret, { now }).type).toBe(
+      'tool_call.finished',
+    );
+  });
+
+  it('refuses another secret, a changed body, a stale timestamp, and a body that is not this event', () => {
+    const headers = sign([secret], webhookId, ts, finished);
+    expect(failure(() => verifyToolCallFinished(finished, headers, newSecret(), { now })).reason).toBe(
+      'no_matching_signature',
+    );
+    const changed = finished.replace('succeeded', 'failed');
+    expect(failure(() => verifyToolCallFinished(changed, headers, secret, { now })).reason).toBe(
+      'no_matching_signature',
+    );
+    expect(failure(() => verifyToolCallFinished(finished, headers, secret, { now: now + 301_000 })).reason).toBe(
+      'stale_timestamp',
+    );
+    const other = JSON.stringify({ type: 'something.else' });
+    expect(
+      failure(() => verifyToolCallFinished(other, sign([secret], webhookId, ts, other), secret, { now })).reason,
+    ).toBe('invalid_body');
   });
 });

@@ -79,7 +79,7 @@ export function verifyToolCall(
   const signatureHeader = requireHeader(headers, SIGNATURE_HEADERS);
 
   checkTimestamp(timestamp, options);
-  const event = parseBody(rawBody);
+  const event = parseBody(rawBody) as ToolCallEvent;
   if (event.event_id !== eventId) {
     throw new WebhookVerificationError(
       'event_id_mismatch',
@@ -87,6 +87,60 @@ export function verifyToolCall(
     );
   }
 
+  checkSignature(keys, eventId, timestamp, signatureHeader, rawBody);
+  return event;
+}
+
+/** The body of a `tool_call.finished` event, sent to a project's event endpoint when a wait or background call ends. */
+export interface ToolCallFinishedEvent {
+  type: 'tool_call.finished';
+  call: {
+    call_id: string;
+    agent_id: string;
+    dialog_id: string;
+    lead_id: string | null;
+    /** The agent-facing name the tool was called by. */
+    tool: string;
+    execution_mode: 'wait' | 'background';
+    status: 'succeeded' | 'failed' | 'cancelled';
+    result: unknown;
+    result_text: string | null;
+    error: { kind: string; message: string; http_status?: number } | null;
+    finished_at: string;
+  };
+}
+
+/**
+ * Checks a `tool_call.finished` event (Standard Webhooks v1, signed with the event endpoint's secret, or several
+ * during a rotation) and returns its parsed body, or throws WebhookVerificationError. The event's id is its
+ * `webhook-id` header: a host drops repeats by it.
+ */
+export function verifyToolCallFinished(
+  rawBody: string | Buffer | Uint8Array,
+  headers: HeadersLike,
+  secret: string | readonly string[],
+  options: VerifyOptions = {},
+): ToolCallFinishedEvent {
+  const keys = secretKeys(secret);
+  const eventId = requireHeader(headers, EVENT_ID_HEADERS);
+  const timestamp = requireHeader(headers, TIMESTAMP_HEADERS);
+  const signatureHeader = requireHeader(headers, SIGNATURE_HEADERS);
+  checkTimestamp(timestamp, options);
+  const event = parseBody(rawBody);
+  checkSignature(keys, eventId, timestamp, signatureHeader, rawBody);
+  if (!('type' in event) || event.type !== 'tool_call.finished') {
+    throw new WebhookVerificationError('invalid_body', 'The body is not a tool_call.finished event.');
+  }
+  return event as ToolCallFinishedEvent;
+}
+
+function checkSignature(
+  keys: Buffer[],
+  eventId: string,
+  timestamp: string,
+  signatureHeader: string,
+  rawBody: string | Uint8Array,
+): void {
   const received = signatureHeader.split(/\s+/).filter((entry) => entry.startsWith(SIGNATURE_VERSION));
   const matches = keys.some((key) => {
     const expected = Buffer.from(sign(key, eventId, timestamp, rawBody));
@@ -102,7 +156,6 @@ export function verifyToolCall(
       'No signature in X-Webhook-Signature matches the body signed with the webhook secret.',
     );
   }
-  return event;
 }
 
 /** `v1,` + base64(HMAC-SHA256(key, `${eventId}.${timestamp}.${body}`)) over the raw bytes. */
@@ -172,7 +225,7 @@ function checkTimestamp(timestamp: string, options: VerifyOptions): void {
 }
 
 /** The body as the event it claims to be: it counts as one only once its signature matches. */
-function parseBody(rawBody: string | Uint8Array): ToolCallEvent {
+function parseBody(rawBody: string | Uint8Array): object {
   // A view over the same memory: no copy of the body just to decode it.
   const text =
     typeof rawBody === 'string'
@@ -187,5 +240,5 @@ function parseBody(rawBody: string | Uint8Array): ToolCallEvent {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new WebhookVerificationError('invalid_body', 'The body is not a JSON object.');
   }
-  return parsed as ToolCallEvent;
+  return parsed;
 }

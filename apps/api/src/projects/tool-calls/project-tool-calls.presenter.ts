@@ -1,0 +1,25 @@
+import type { ProjectToolCall } from '../../../../../libs/domain/src/index.js';
+import { presentCallWithAttempts } from '../../developers/tool-calls/tool-calls.presenter.js';
+
+/** A call as its project reads it: the developer's view, plus the tool_call.finished events sent for it. */
+export function presentProjectCall(call: ProjectToolCall) {
+  return {
+    ...presentCallWithAttempts(call),
+    events: call.events.map((event) => ({
+      id: event.id,
+      round: event.round,
+      status: event.status,
+      created_at: event.createdAt.toISOString(),
+      finished_at: event.finishedAt?.toISOString() ?? null,
+      attempts: event.attempts.map((a) => ({
+        n: a.n,
+        started_at: a.startedAt.toISOString(),
+        duration_ms: a.durationMs,
+        outcome: a.outcome,
+        http_status: a.httpStatus,
+        error: a.error,
+        response_excerpt: a.responseExcerpt,
+      })),
+    })),
+  };
+}

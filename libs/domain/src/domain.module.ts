@@ -41,6 +41,7 @@ import { ListAgentTools } from './calls/list-agent-tools.use-case.js';
 import { ListAppToolCalls } from './calls/list-app-tool-calls.use-case.js';
 import { ReconcileToolCalls } from './calls/reconcile-tool-calls.use-case.js';
 import { ReplayToolCall } from './calls/replay-tool-call.use-case.js';
+import { TestToolCall } from './calls/test-tool-call.use-case.js';
 import { CreateToolInstance } from './instances/create-tool-instance.use-case.js';
 import { DeleteToolInstance } from './instances/delete-tool-instance.use-case.js';
 import { ListToolInstances } from './instances/list-tool-instances.use-case.js';
@@ -96,6 +97,7 @@ const useCases = [
   ListAppToolCalls,
   ReconcileToolCalls,
   ReplayToolCall,
+  TestToolCall,
   PurgeExpiredRecords,
   AgentToolsets,
   AppMcpSessions,

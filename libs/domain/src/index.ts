@@ -76,6 +76,7 @@ export * from './calls/list-agent-tools.use-case.js';
 export * from './calls/list-app-tool-calls.use-case.js';
 export * from './calls/reconcile-tool-calls.use-case.js';
 export * from './calls/replay-tool-call.use-case.js';
+export * from './calls/test-tool-call.use-case.js';
 export * from './mcp/result-text.js';
 export * from './mcp/mcp-dialog.js';
 export * from './mcp/mcp-snapshot.js';

@@ -116,6 +116,7 @@ describe('the hot path on pg prepared statements', () => {
       status: 'queued',
       attemptDeadline: null,
       acceptedAt: now,
+      test: false,
     };
     const created = await calls.create(draft);
     expect(created).toStrictEqual(await prisma.toolCall.findUnique({ where: { id: draft.id } }));
@@ -290,6 +291,7 @@ describe('the hot path on pg prepared statements', () => {
         status: 'queued',
         attemptDeadline: null,
         acceptedAt: now,
+        test: false,
       }));
       const created = await Promise.all(drafts.map((draft) => calls.create(draft)));
       for (const [i, call] of created.entries()) {

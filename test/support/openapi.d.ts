@@ -244,6 +244,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/apps/{app_id}/tools/{tool_name}/test-calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Try a tool of the app as its developer
+         * @description One instant attempt through the real path, whatever the tool mode; agent_id and dialog_id are "test".
+         */
+        post: operations["testToolCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/apps/{app_id}/mcp/tools": {
         parameters: {
             query?: never;
@@ -2384,6 +2404,8 @@ export interface operations {
                             next_attempt_at: string | null;
                             accepted_at: string;
                             finished_at: string | null;
+                            /** @description A test call its developer made (agent, project and dialog are "test") */
+                            test: boolean;
                         }[];
                         next_cursor: string | null;
                     };
@@ -2479,6 +2501,8 @@ export interface operations {
                         next_attempt_at: string | null;
                         accepted_at: string;
                         finished_at: string | null;
+                        /** @description A test call its developer made (agent, project and dialog are "test") */
+                        test: boolean;
                         attempts: {
                             round: number;
                             n: number;
@@ -2573,6 +2597,8 @@ export interface operations {
                         next_attempt_at: string | null;
                         accepted_at: string;
                         finished_at: string | null;
+                        /** @description A test call its developer made (agent, project and dialog are "test") */
+                        test: boolean;
                         attempts: {
                             round: number;
                             n: number;
@@ -2615,6 +2641,121 @@ export interface operations {
             };
             /** @description Conflicts with what exists (a name taken, a state that does not allow it) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is down: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    testToolCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                app_id: string;
+                tool_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Checked against the tool's parameters (an MCP tool's inputSchema) as a real call's are */
+                    arguments?: unknown;
+                    /** @description The webhook body's configuration ({} when absent) */
+                    configuration?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description The webhook body's private_data ({} when absent); never stored but in the encrypted body */
+                    private_data?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The attempt made: its outcome, as an instant call answers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        call_id: string;
+                        /** @enum {string} */
+                        status: "queued" | "in_progress" | "succeeded" | "failed" | "cancelled";
+                        /** @description When succeeded: what the handler answered */
+                        result?: unknown;
+                        /** @description When succeeded: the result as text for the model */
+                        result_text?: string | null;
+                        /** @description When failed or cancelled */
+                        error?: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description A repeat of an Idempotency-Key whose first answer was too large */
+                        result_omitted?: string;
+                    };
+                };
+            };
+            /** @description The request cannot be read (malformed JSON, a bad header) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is not for this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found, or not yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A field cannot be taken: `errors[]` names each */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

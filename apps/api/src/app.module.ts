@@ -13,6 +13,7 @@ import { SecretsModule } from '../../../libs/secrets/src/index.js';
 import { AppsController } from './developers/apps/apps.controller.js';
 import { McpToolsController } from './developers/mcp/mcp-tools.controller.js';
 import { ToolCallsController } from './developers/tool-calls/tool-calls.controller.js';
+import { TestCallsController } from './developers/test-calls/test-calls.controller.js';
 import { ToolsController } from './developers/tools/tools.controller.js';
 import { AgentsController } from './agents/agents.controller.js';
 import { AuthGuard } from './common/auth.guard.js';
@@ -52,6 +53,7 @@ export class ApiModule {
         AppsController,
         ToolsController,
         ToolCallsController,
+        TestCallsController,
         McpToolsController,
         ProjectsController,
         ProjectToolCallsController,

@@ -7,6 +7,7 @@ import pino from 'pino';
 import type { Env } from '../../../libs/config/src/index.js';
 import { JsonLogger, logDestination, pinoOptions } from '../../../libs/observability/src/index.js';
 import { ApiModule } from './app.module.js';
+import { mountDeveloperConsole } from './console/developer-console.js';
 import { mountOperatorQueueDashboard } from './operators/operator-queue-dashboard.js';
 import { answerBadUrlWithProblem, answerClientErrorWithProblem } from './common/client-error-problem.js';
 import { acceptJsonBodiesOnly } from './common/json-body.js';
@@ -43,6 +44,7 @@ export async function createApiApp(env: Env): Promise<INestApplication> {
   acceptJsonBodiesOnly(fastify);
   drainOversizedBodies(fastify);
   await mountOperatorQueueDashboard(app);
+  mountDeveloperConsole(app);
 
   // Built on the first GET of /docs, /openapi.json or /openapi.yaml, then kept: an API never asked holds no document.
   SwaggerModule.setup('docs', app, () => describeApi(app, env.PUBLIC_BASE_URL), {

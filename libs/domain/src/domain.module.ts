@@ -43,6 +43,7 @@ import { ListProjectToolCalls } from './calls/list-project-tool-calls.use-case.j
 import { GetProjectToolCall } from './calls/get-project-tool-call.use-case.js';
 import { ReconcileToolCalls } from './calls/reconcile-tool-calls.use-case.js';
 import { ReplayToolCall } from './calls/replay-tool-call.use-case.js';
+import { TestToolCall } from './calls/test-tool-call.use-case.js';
 import { CreateToolInstance } from './instances/create-tool-instance.use-case.js';
 import { DeleteToolInstance } from './instances/delete-tool-instance.use-case.js';
 import { ListToolInstances } from './instances/list-tool-instances.use-case.js';
@@ -116,6 +117,7 @@ const useCases = [
   GetProjectToolCall,
   ReconcileToolCalls,
   ReplayToolCall,
+  TestToolCall,
   PurgeExpiredRecords,
   PutEventEndpoint,
   GetEventEndpoint,

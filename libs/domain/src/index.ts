@@ -84,6 +84,7 @@ export * from './calls/list-project-tool-calls.use-case.js';
 export * from './calls/get-project-tool-call.use-case.js';
 export * from './calls/reconcile-tool-calls.use-case.js';
 export * from './calls/replay-tool-call.use-case.js';
+export * from './calls/test-tool-call.use-case.js';
 export * from './mcp/result-text.js';
 export * from './mcp/mcp-dialog.js';
 export * from './mcp/mcp-snapshot.js';

@@ -74,7 +74,7 @@ describe('log destination', () => {
     const logger = pino(pinoOptions(parseEnv({}), 'worker'), logDestination(parseEnv({}), terminal));
     logger.warn({ context: 'Reconciler' }, 'requeued 3 calls');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/WARN.*requeued 3 calls/);
+    expect(lines[0]).toMatch(/WARN.*worker \[Reconciler\] requeued 3 calls/);
     expect(() => JSON.parse(lines[0])).toThrow();
   });
 

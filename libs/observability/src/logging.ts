@@ -16,8 +16,9 @@ export function pinoOptions(env: Env, service: 'api' | 'worker'): LoggerOptions 
 }
 
 /**
- * Where log lines go: one readable line per event for a person at a terminal (outside production), JSON lines on
- * stdout otherwise (for collectors), always in production.
+ * Where log lines go: one readable line per event for a person at a terminal (outside production), led by the
+ * process that wrote it (`api` or `worker`); JSON lines on stdout otherwise (for collectors, `service` says which
+ * process), always in production.
  */
 export function logDestination(
   env: Env,
@@ -30,7 +31,7 @@ export function logDestination(
     translateTime: 'SYS:HH:MM:ss.l',
     ignore: 'pid,hostname,service,context',
     messageKey: 'msg',
-    messageFormat: '{if context}[{context}] {end}{msg}',
+    messageFormat: '{service} {if context}[{context}] {end}{msg}',
     destination: stdout,
     sync: true,
   });

@@ -58,6 +58,7 @@ export const TOOL_CALL_COLUMNS: Columns<ToolCall> = {
   acceptedAt: 'accepted_at',
   finishedAt: 'finished_at',
   updatedAt: 'updated_at',
+  test: 'test',
 };
 
 export const APP_COLUMNS: Columns<App> = {

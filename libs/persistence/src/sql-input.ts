@@ -1,7 +1,7 @@
 import type { Statement } from './database-pool.js';
 
 /** The SQL type a statement's input column is cast to. */
-export type SqlType = 'text' | 'int' | 'timestamp(3)' | 'jsonb';
+export type SqlType = 'text' | 'int' | 'boolean' | 'timestamp(3)' | 'jsonb';
 
 /** One input column of a statement: its SQL name and type, and the field of an item it takes its value from. */
 export interface InputColumn<T> {

@@ -57,6 +57,8 @@ export interface NewToolCall {
   /** In progress: when the attempt under way counts as lost. */
   attemptDeadline: Date | null;
   acceptedAt: Date;
+  /** A developer's test call (no project, agent or installation behind it). */
+  test: boolean;
 }
 
 const CREATE_INPUT: readonly InputColumn<NewToolCall>[] = [
@@ -81,6 +83,7 @@ const CREATE_INPUT: readonly InputColumn<NewToolCall>[] = [
   { name: 'status', type: 'text', of: (c) => c.status },
   { name: 'attempt_deadline', type: 'timestamp(3)', of: (c) => utc(c.attemptDeadline) },
   { name: 'accepted_at', type: 'timestamp(3)', of: (c) => utc(c.acceptedAt) },
+  { name: 'test', type: 'boolean', of: (c) => c.test },
 ];
 
 /** Stores new calls, each due as attempt 1 of round 1 from its acceptance; returns them as stored. */

@@ -2,6 +2,7 @@ import { type CanActivate, type ExecutionContext, Injectable, SetMetadata, creat
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { DomainError, ErrorCode } from '../../../../libs/domain/src/index.js';
+import { consoleAuthorization } from '../console/console-cookie.js';
 import { type AuthClaims, type Role, TokenVerifier } from './token-verifier.js';
 
 const ROLE_KEY = 'toolgate:role';
@@ -29,7 +30,10 @@ export class AuthGuard implements CanActivate {
     const role = this.roleOf(context);
     if (!role) return true;
     const request = context.switchToHttp().getRequest<AuthedRequest>();
-    const claims = await this.verifier.verify(request.headers.authorization);
+    // The developer console's page reaches the developer routes with its cookie (console-cookie.ts).
+    const authorization =
+      request.headers.authorization ?? (role === 'developer' ? consoleAuthorization(request) : undefined);
+    const claims = await this.verifier.verify(authorization);
     if (claims.role !== role) {
       throw new DomainError(
         ErrorCode.Forbidden,

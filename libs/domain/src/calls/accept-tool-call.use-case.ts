@@ -141,6 +141,7 @@ export class AcceptToolCall {
       dialogId: input.dialog_id,
       leadId: input.lead_id ?? null,
       acceptedAt: now,
+      test: false,
     };
   }
 }

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ENV, type Env } from '../../../config/src/index.js';
 import {
   type AttemptRecord,
@@ -25,10 +25,13 @@ import { attemptCount } from './retry-schedule.js';
 /**
  * Records an attempt of an HTTP or MCP call, in one statement with where the call moves next, then
  * does what follows: the end announced, or the next attempt queued at its offset. Success and
- * failure are two steps (Svix's worker: handle success, handle failure).
+ * failure are two steps (Svix's worker: handle success, handle failure). Every attempt, whichever
+ * process made it, passes here once, and is logged here once (ids, numbers and the outcome only).
  */
 @Injectable()
 export class AttemptRecorder {
+  private readonly logger = new Logger('Attempts');
+
   constructor(
     @Inject(ENV) private readonly env: Env,
     private readonly calls: ToolCallLedger,
@@ -79,6 +82,7 @@ export class AttemptRecorder {
     };
     const moved = await this.calls.record(attempt, transition, call);
     this.metrics.recordAttempt(row.outcome, durationMs);
+    this.logger.log(attemptLine(call, attempt), attemptText(call, attempt));
     if (!moved) return { call: (await this.calls.getById(call.id)) ?? call, moved: false };
     if (isTerminal(moved.status)) this.finished.announce(moved, moved.status);
     return { call: moved, moved: true };
@@ -87,4 +91,31 @@ export class AttemptRecorder {
 
 function pickRow({ httpStatus, responseExcerpt }: { httpStatus: number | null; responseExcerpt: string | null }) {
   return { httpStatus, responseExcerpt };
+}
+
+/** An attempt's log fields: never a body, an argument, an error text or a secret. */
+function attemptLine(call: Pick<ToolCall, 'appId' | 'toolName' | 'toolKind' | 'test'>, attempt: AttemptRecord) {
+  return {
+    call_id: attempt.callId,
+    app_id: call.appId,
+    tool: call.toolName,
+    tool_kind: call.toolKind,
+    round: attempt.round,
+    attempt: attempt.n,
+    outcome: attempt.outcome,
+    http_status: attempt.httpStatus,
+    duration_ms: attempt.durationMs,
+    ...(call.test ? { test: true } : {}),
+  };
+}
+
+/** The same, as a line a person reads: `attempt 2 of call_… (app_…, find_customer): http_status 404 in 35 ms`. */
+function attemptText(call: Pick<ToolCall, 'appId' | 'toolName' | 'test'>, attempt: AttemptRecord): string {
+  const round = attempt.round > 1 ? ` (round ${attempt.round})` : '';
+  const status = attempt.httpStatus === null ? '' : ` ${attempt.httpStatus}`;
+  const test = call.test ? ', a test call' : '';
+  return (
+    `attempt ${attempt.n}${round} of ${attempt.callId} (${call.appId}, ${call.toolName}${test}): ` +
+    `${attempt.outcome}${status} in ${attempt.durationMs} ms`
+  );
 }

@@ -42,9 +42,10 @@ export class DeliverQueuedAttempt {
     const { call, app, instance } = claimed;
     const stops = whyCallStops(claimed);
     // No attempt is made, so none is recorded: the call just ends, saying what changed.
-    if (stops || !app || !instance)
-      return { stopped: await this.cancel(call, stops ?? 'the tool instance was deleted') };
+    if (stops || !app) return { stopped: await this.cancel(call, stops ?? 'the app was deleted') };
+    // A test call has no instance; its body was built when it was made, as every call's is now.
     if (call.bodyEnc) return { call, app, body: await this.bodies.stored(call.bodyEnc), n };
+    if (!instance) return { stopped: await this.cancel(call, 'the tool instance was deleted') };
     // A call accepted before bodies were built at accept time: built now, and stored before it is sent,
     // so that a later attempt, even after a crash during this one, sends the same bytes.
     const { body, bodyEnc } = await this.bodies.build(call, instance);

@@ -71,6 +71,12 @@ export class ToolCallBodies {
     return { body, bodyEnc: await this.secrets.encrypt(body) };
   }
 
+  /** A developer's test call: configuration and private data as the developer gave them, not an instance's. */
+  async buildGiven(call: ToolCallBodyFields, configuration: unknown, privateData: unknown): Promise<BuiltBody> {
+    const body = toolCallBody(call, configuration, privateData);
+    return { body, bodyEnc: await this.secrets.encrypt(body) };
+  }
+
   /** The stored bytes of a call's body. */
   async stored(bodyEnc: string): Promise<string> {
     return this.secrets.decrypt(bodyEnc);

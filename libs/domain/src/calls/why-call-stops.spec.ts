@@ -5,7 +5,7 @@ type Target = Parameters<typeof whyCallStops>[0];
 const app = { agentToolsEnabled: true, agentToolsMode: 'constructor' } as NonNullable<Target['app']>;
 const instance = { enabled: true, privateDataRequired: true, privateDataEnc: 'enc' } as NonNullable<Target['instance']>;
 const live: Target = {
-  call: { toolKind: 'http', toolName: 'find' },
+  call: { toolKind: 'http', toolName: 'find', test: false },
   app,
   installationExists: true,
   instance,
@@ -13,6 +13,14 @@ const live: Target = {
 };
 
 describe('whyCallStops', () => {
+  it("lets a developer's test call go on without installation or instance, while its app and tool are there", () => {
+    const test: Target = { ...live, call: { ...live.call, test: true }, installationExists: false, instance: null };
+    expect(whyCallStops(test)).toBeNull();
+    expect(whyCallStops({ ...test, app: { ...app, agentToolsEnabled: false } })).toBeNull();
+    expect(whyCallStops({ ...test, httpToolExists: false })).toBe('the tool "find" was deleted');
+    expect(whyCallStops({ ...test, app: null })).toBe('the app was deleted');
+  });
+
   it('lets a call whose app, installation, tool and instance are there and on go on', () => {
     expect(whyCallStops(live)).toBeNull();
   });
@@ -42,7 +50,7 @@ describe('whyCallStops', () => {
   it('holds an MCP call to the mcp mode', () => {
     const mcp: Target = {
       ...live,
-      call: { toolKind: 'mcp', toolName: 'find' },
+      call: { toolKind: 'mcp', toolName: 'find', test: false },
       app: { ...app, agentToolsMode: 'mcp' },
       httpToolExists: false,
     };

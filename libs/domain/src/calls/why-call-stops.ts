@@ -2,7 +2,7 @@ import type { App, ToolCall, ToolInstance, ToolKind } from '../../../persistence
 
 /** What a call's next attempt checks first: its app, installation, tool and instance as they are now (null where gone). */
 export interface CallSurroundings {
-  call: Pick<ToolCall, 'toolKind' | 'toolName'>;
+  call: Pick<ToolCall, 'toolKind' | 'toolName' | 'test'>;
   app: Pick<App, 'agentToolsEnabled' | 'agentToolsMode'> | null;
   installationExists: boolean;
   instance: Pick<ToolInstance, 'enabled' | 'privateDataRequired' | 'privateDataEnc'> | null;
@@ -15,10 +15,13 @@ const MODE_OF_KIND: Record<ToolKind, string> = { http: 'constructor', mcp: 'mcp'
 /**
  * Why a queued call cannot make another attempt, naming what changed since it was accepted;
  * null when what it calls is still there and switched on (API.md "Calls in flight when things change").
+ * A developer's test call (replayed) has no installation or instance: only its app and tool must still be there.
  */
 export function whyCallStops(target: CallSurroundings): string | null {
   const { call, app, instance } = target;
   if (!app) return 'the app was deleted';
+  if (call.test)
+    return call.toolKind === 'http' && !target.httpToolExists ? `the tool "${call.toolName}" was deleted` : null;
   if (!app.agentToolsEnabled) return "the app's agent tools were switched off";
   if (MODE_OF_KIND[call.toolKind] !== app.agentToolsMode)
     return `the app's agent tools mode was switched to ${app.agentToolsMode}`;

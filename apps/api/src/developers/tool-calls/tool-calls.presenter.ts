@@ -26,6 +26,7 @@ export function presentCall(call: ToolCall) {
     next_attempt_at: call.nextAttemptAt?.toISOString() ?? null,
     accepted_at: call.acceptedAt.toISOString(),
     finished_at: call.finishedAt?.toISOString() ?? null,
+    test: call.test,
   };
 }
 

@@ -34,6 +34,7 @@ export const ToolCallResponseSchema = z.object({
   next_attempt_at: z.string().nullable(),
   accepted_at: z.string(),
   finished_at: z.string().nullable(),
+  test: z.boolean().meta({ description: 'A test call its developer made (agent, project and dialog are "test")' }),
 });
 
 export const ToolCallWithAttemptsResponseSchema = ToolCallResponseSchema.extend({

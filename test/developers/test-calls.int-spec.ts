@@ -7,7 +7,7 @@ import { eventually } from '../support/eventually.js';
 import { type ScriptedServer, listedTool, startScriptedServer } from '../support/mcp-servers.js';
 import type { TestApi } from '../support/test-api.js';
 import { type TestStack, startTestStack } from '../support/test-stack.js';
-import { developerToken } from '../support/tokens.js';
+import { agentToken, developerToken, projectToken } from '../support/tokens.js';
 import { WebhookHandler } from '../support/webhook-handler.js';
 
 let stack: TestStack;
@@ -100,6 +100,23 @@ describe('a test call of an HTTP tool', () => {
     const history = await api.request('GET', `/v1/apps/${ctx.app.id}/tool-calls`, { token: dev });
     expect(history.body.data).toEqual([expect.objectContaining({ id: answer.body.call_id, test: true })]);
     expect(JSON.stringify(detail.body)).not.toContain('k-123');
+  });
+
+  it('is no project\'s call: a project or an agent named "test" never reads it', async () => {
+    const ctx = await appWithTool();
+    const answer = await ctx.test({ arguments: { customer_id: 'c2' } });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const callId = answer.body.call_id;
+    const project = await projectToken('test');
+    const log = await api.request('GET', '/v1/projects/test/tool-calls', { token: project });
+    expect(log.status).toBe(200);
+    expect(log.body.data).toEqual([]);
+    const one = await api.request('GET', `/v1/projects/test/tool-calls/${callId}`, { token: project });
+    expect(one.status).toBe(404);
+    const asAgent = await api.request('GET', `/v1/agents/test/tool-calls/${callId}`, {
+      token: await agentToken('test', 'test'),
+    });
+    expect(asAgent.status).toBe(404);
   });
 
   it("tries a wait tool as one instant attempt, and says what the handler's error was", async () => {

@@ -292,7 +292,7 @@ export const LEDGER_SQL = {
   /** $1 call id, $2 project, $3 agent. */
   getForAgent: {
     name: 'tool_calls_get_for_agent',
-    text: `SELECT ${CALL} FROM tool_calls WHERE id = $1 AND project_id = $2 AND agent_id = $3`,
+    text: `SELECT ${CALL} FROM tool_calls WHERE id = $1 AND project_id = $2 AND agent_id = $3 AND NOT test`,
   },
   /** $1 call id: the call with what its next attempt would check (TARGET_SELECT). */
   currentTarget: {

@@ -203,7 +203,7 @@ export class ToolCallLedger {
   /** A call of the project's agents with its attempts; null when it is another project's or unknown. */
   async getForProject(projectId: string, callId: string): Promise<ToolCallWithAttempts | null> {
     const call = await this.prisma.toolCall.findFirst({
-      where: { id: callId, projectId },
+      where: { id: callId, projectId, test: false }, // a developer's test call is no project's
       include: { attempts: { orderBy: [{ round: 'asc' }, { n: 'asc' }] } },
     });
     return call as ToolCallWithAttempts | null; // the CHECK constraints hold the states to their unions
@@ -212,7 +212,7 @@ export class ToolCallLedger {
   /** The calls of the project's agents, newest first (index tool_calls_project_id_id_idx). */
   async listForProject(projectId: string, filters: ToolCallFilters, page: PageRequest): Promise<Page<ToolCall>> {
     const rows = await this.prisma.toolCall.findMany({
-      where: { projectId, ...filterWhere(filters), ...(page.after ? { id: { lt: page.after } } : {}) },
+      where: { projectId, test: false, ...filterWhere(filters), ...(page.after ? { id: { lt: page.after } } : {}) },
       orderBy: { id: 'desc' },
       take: page.limit + 1,
     });

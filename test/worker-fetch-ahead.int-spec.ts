@@ -4,7 +4,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseEnv } from '../libs/config/src/index.js';
-import { DELIVER_TOOL_CALL_JOB, TOOL_CALL_DELIVERY_QUEUE } from '../libs/queue/src/index.js';
+import { DELIVER_CALL_EVENT_JOB, DELIVER_TOOL_CALL_JOB, TOOL_CALL_DELIVERY_QUEUE } from '../libs/queue/src/index.js';
 import { JOB_PROCESSORS, type JobProcessor } from '../apps/worker/src/job-processor.js';
 import { WAITING_PER_SLOT } from '../apps/worker/src/queue-consumer.js';
 import { WorkerModule } from '../apps/worker/src/worker.module.js';
@@ -66,7 +66,8 @@ describe('the worker under a backlog', () => {
     });
     const module = await Test.createTestingModule({ imports: [WorkerModule.forRoot(env)] })
       .overrideProvider(JOB_PROCESSORS)
-      .useValue([processor])
+      // The backlog is of tool calls; the worker refuses to start without a processor for every job name.
+      .useValue([processor, { jobName: DELIVER_CALL_EVENT_JOB, process: async () => undefined }])
       .compile();
     const worker: INestApplicationContext = await module.init();
     try {

@@ -269,7 +269,8 @@ describe('a client that asks for no task', () => {
     expect(tookMs).toBeLessThan(Number(DEADLINE_S) * 1000 + 1500);
     const text = answer.body.result.content[0].text as string;
     expect(text).toMatch(/^Still running after 2 s: call (call_[0-9a-f]+) .*toolgate-call-status/);
-    const callId = answer.body.result._meta['toolgate/call_id'] as string;
+    const { _meta: meta } = answer.body.result;
+    const callId = meta['toolgate/call_id'] as string;
 
     // the client gives up on request 7 only now (as an SDK client does at its own timeout): nothing changes
     const cancel = await post({ method: 'notifications/cancelled', params: { requestId: 7, reason: 'timeout' } });

@@ -4224,6 +4224,8 @@ export interface operations {
                             next_attempt_at: string | null;
                             accepted_at: string;
                             finished_at: string | null;
+                            /** @description A test call its developer made (agent, project and dialog are "test") */
+                            test: boolean;
                         }[];
                         next_cursor: string | null;
                     };
@@ -4319,6 +4321,8 @@ export interface operations {
                         next_attempt_at: string | null;
                         accepted_at: string;
                         finished_at: string | null;
+                        /** @description A test call its developer made (agent, project and dialog are "test") */
+                        test: boolean;
                         attempts: {
                             round: number;
                             n: number;

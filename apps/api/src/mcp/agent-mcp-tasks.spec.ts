@@ -47,6 +47,6 @@ describe('createdTaskResult', () => {
     const result = createdTaskResult(call({}));
     expect(result.task).toMatchObject({ taskId: 'call_1', status: 'working' });
     expect(result.content).toEqual([{ type: 'text', text: expect.stringMatching(/^Accepted as task call_1/) }]);
-    expect(result._meta).toEqual({ 'toolgate/call_id': 'call_1' });
+    expect(result).toMatchObject({ _meta: { 'toolgate/call_id': 'call_1' } });
   });
 });

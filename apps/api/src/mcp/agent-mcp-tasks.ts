@@ -108,8 +108,8 @@ export class AgentMcpTasks {
           'is completed, failed or cancelled, then ask tasks/result again.',
       );
     }
-    const result = finishedCallResult(call);
-    return { ...result, _meta: { ...(result._meta as object), [RELATED_TASK_META_KEY]: { taskId } } };
+    const { _meta: meta, ...result } = finishedCallResult(call); // MCP's field beside the answer, the call's id in it
+    return { ...result, _meta: { ...(meta as object), [RELATED_TASK_META_KEY]: { taskId } } };
   }
 
   /** Stops the call's further attempts; a task that already ended cannot be cancelled (-32602, as 2025-11-25 says). */

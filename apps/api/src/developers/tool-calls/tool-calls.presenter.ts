@@ -1,4 +1,4 @@
-import type { ToolCall, ToolCallWithAttempts } from '../../../../../libs/persistence/src/index.js';
+import type { ToolCall, ToolCallAttempt, ToolCallWithAttempts } from '../../../../../libs/persistence/src/index.js';
 
 /**
  * A call as its app's developer and its project see it: never the webhook body (it carries the configuration and
@@ -31,17 +31,25 @@ export function presentCall(call: ToolCall) {
 }
 
 export function presentCallWithAttempts(call: ToolCallWithAttempts) {
+  return { ...presentCall(call), attempts: call.attempts.map((a) => ({ round: a.round, ...presentAttempt(a) })) };
+}
+
+/** One attempt at delivering something (a call's webhook, an event): when, how long, and how it ended. */
+export function presentAttempt(attempt: DeliveryAttempt) {
   return {
-    ...presentCall(call),
-    attempts: call.attempts.map((a) => ({
-      round: a.round,
-      n: a.n,
-      started_at: a.startedAt.toISOString(),
-      duration_ms: a.durationMs,
-      outcome: a.outcome,
-      http_status: a.httpStatus,
-      error: a.error,
-      response_excerpt: a.responseExcerpt,
-    })),
+    n: attempt.n,
+    started_at: attempt.startedAt.toISOString(),
+    duration_ms: attempt.durationMs,
+    outcome: attempt.outcome,
+    http_status: attempt.httpStatus,
+    error: attempt.error,
+    response_excerpt: attempt.responseExcerpt,
   };
 }
+
+type DeliveryAttempt = Pick<
+  ToolCallAttempt,
+  'n' | 'startedAt' | 'durationMs' | 'httpStatus' | 'error' | 'responseExcerpt'
+> & {
+  outcome: string;
+};

@@ -1,5 +1,5 @@
 import type { ProjectToolCall } from '../../../../../libs/domain/src/index.js';
-import { presentCallWithAttempts } from '../../developers/tool-calls/tool-calls.presenter.js';
+import { presentAttempt, presentCallWithAttempts } from '../../developers/tool-calls/tool-calls.presenter.js';
 
 /** A call as its project reads it: the developer's view, plus the tool_call.finished events sent for it. */
 export function presentProjectCall(call: ProjectToolCall) {
@@ -11,15 +11,7 @@ export function presentProjectCall(call: ProjectToolCall) {
       status: event.status,
       created_at: event.createdAt.toISOString(),
       finished_at: event.finishedAt?.toISOString() ?? null,
-      attempts: event.attempts.map((a) => ({
-        n: a.n,
-        started_at: a.startedAt.toISOString(),
-        duration_ms: a.durationMs,
-        outcome: a.outcome,
-        http_status: a.httpStatus,
-        error: a.error,
-        response_excerpt: a.responseExcerpt,
-      })),
+      attempts: event.attempts.map(presentAttempt),
     })),
   };
 }

@@ -73,21 +73,16 @@ export function verifyToolCall(
   secret: string | readonly string[],
   options: VerifyOptions = {},
 ): ToolCallEvent {
-  const keys = secretKeys(secret);
-  const eventId = requireHeader(headers, EVENT_ID_HEADERS);
-  const timestamp = requireHeader(headers, TIMESTAMP_HEADERS);
-  const signatureHeader = requireHeader(headers, SIGNATURE_HEADERS);
-
-  checkTimestamp(timestamp, options);
-  const event = parseBody(rawBody) as ToolCallEvent;
-  if (event.event_id !== eventId) {
+  const signed = signedRequest(rawBody, headers, secret, options);
+  const event = signed.body as ToolCallEvent;
+  if (event.event_id !== signed.eventId) {
     throw new WebhookVerificationError(
       'event_id_mismatch',
       "The body's event_id does not match the X-Webhook-Event-Id header.",
     );
   }
 
-  checkSignature(keys, eventId, timestamp, signatureHeader, rawBody);
+  signed.checkSignature();
   return event;
 }
 
@@ -121,17 +116,32 @@ export function verifyToolCallFinished(
   secret: string | readonly string[],
   options: VerifyOptions = {},
 ): ToolCallFinishedEvent {
+  const signed = signedRequest(rawBody, headers, secret, options);
+  signed.checkSignature();
+  const event = signed.body;
+  if (!('type' in event) || event.type !== 'tool_call.finished') {
+    throw new WebhookVerificationError('invalid_body', 'The body is not a tool_call.finished event.');
+  }
+  return event as ToolCallFinishedEvent;
+}
+
+/**
+ * Checks 1 and 2 (the headers are there, the timestamp is fresh) and parses the body; the caller checks the body
+ * (check 3) and then the signature (check 4), in that order.
+ */
+function signedRequest(
+  rawBody: string | Buffer | Uint8Array,
+  headers: HeadersLike,
+  secret: string | readonly string[],
+  options: VerifyOptions,
+) {
   const keys = secretKeys(secret);
   const eventId = requireHeader(headers, EVENT_ID_HEADERS);
   const timestamp = requireHeader(headers, TIMESTAMP_HEADERS);
   const signatureHeader = requireHeader(headers, SIGNATURE_HEADERS);
   checkTimestamp(timestamp, options);
-  const event = parseBody(rawBody);
-  checkSignature(keys, eventId, timestamp, signatureHeader, rawBody);
-  if (!('type' in event) || event.type !== 'tool_call.finished') {
-    throw new WebhookVerificationError('invalid_body', 'The body is not a tool_call.finished event.');
-  }
-  return event as ToolCallFinishedEvent;
+  const body = parseBody(rawBody);
+  return { eventId, body, checkSignature: () => checkSignature(keys, eventId, timestamp, signatureHeader, rawBody) };
 }
 
 function checkSignature(

@@ -1048,7 +1048,7 @@ function obstacles(lines, cpu) {
         `A burst of ${cfg.scheduleN} calls at once (row 4) asks for more attempts within the offsets than the worker delivers: ` +
           `retries arrive up to ${fmt(late)} ms late at p99 (bare BullMQ, with no database and no per-app cap: ${fmt(floorLate)} ms). ` +
           'Then the worker runs the due attempts it holds earliest-due first (apps/worker/src/app-delivery-limiter.ts, ' +
-          'its unit test), and each attempt’s lateness is in its /metrics (toolgate_tool_call_attempt_lateness_seconds).' +
+          'its unit test), and each attempt’s lateness is in its /metrics (toolgate_delivery_attempt_lateness_seconds).' +
           (known(lateNoCap) ? ` With APP_DELIVERY_CONCURRENCY=50 (row 4b): p99 ${fmt(lateNoCap)} ms.` : ''),
       );
     out.push(`- **Retry schedule**: ${parts.join(' ')}`);

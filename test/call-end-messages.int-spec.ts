@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventsOf } from '../libs/broadcast/src/index.js';
+import { signalsOf } from '../libs/broadcast/src/index.js';
 import { eventually } from './support/eventually.js';
 import { agentWithHandlerTool } from './support/fixtures.js';
 import { type TestStack, startTestStack } from './support/test-stack.js';
@@ -17,7 +17,7 @@ beforeAll(async () => {
   stack = await startTestStack();
   subscriber = new Redis(stack.api.env.REDIS_URL ?? '');
   subscriber.on('message', (_channel: string, message: string) =>
-    announced.push(...eventsOf(message).map(([id]) => id)),
+    announced.push(...signalsOf(message).map(([id]) => id)),
   );
   await subscriber.subscribe(`${stack.api.env.QUEUE_PREFIX}:tool-call-finished`);
 });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type { Env } from '../libs/config/src/index.js';
-import { DeliveryQueue } from '../libs/queue/src/index.js';
+import { DeliveryQueue, callFinishedJob, toolCallJob } from '../libs/queue/src/index.js';
 
 // The delivery queue adds its jobs itself in batches (no auto-pipelining on its connection): whether an add goes
 // alone or in a batch with others, each job lands as it was asked for, with its id, its payload and its due time.
@@ -24,7 +24,7 @@ describe('the delivery queue', () => {
     const single = vi.spyOn(queue.queue, 'add');
     const now = Date.now();
     const added = await Promise.all(
-      [1, 2, 3, 4].map((i) => queue.enqueueAttempt(call(i), i, new Date(now + i * 60_000))),
+      [1, 2, 3, 4].map((i) => queue.enqueue(toolCallJob(call(i), i), new Date(now + i * 60_000))),
     );
     expect(added).toEqual([true, true, true, true]);
     expect(bulk).toHaveBeenCalledTimes(1); // one round trip for the four
@@ -34,7 +34,14 @@ describe('the delivery queue', () => {
     single.mockRestore();
     for (const i of [1, 2, 3, 4]) {
       const job = await queue.queue.getJob(`${call(i).id}-r1-a${i}`);
-      expect(job?.data).toEqual({ callId: call(i).id, appId: 'app_1', round: 1, n: i });
+      expect(job?.name).toBe('deliver');
+      expect(job?.data).toEqual({
+        kind: 'tool_call',
+        id: call(i).id,
+        round: 1,
+        n: i,
+        lane: { kind: 'app', appId: 'app_1' },
+      });
       expect(job?.opts.delay).toBeGreaterThan(i * 60_000 - 5_000);
       expect(job?.opts.delay).toBeLessThanOrEqual(i * 60_000);
       expect(await job?.getState()).toBe('delayed');
@@ -42,8 +49,8 @@ describe('the delivery queue', () => {
   });
 
   it('adds a lone attempt due now as a waiting job, and the same attempt twice as one job', async () => {
-    expect(await queue.enqueueAttempt(call(9), 1)).toBe(true);
-    expect(await queue.enqueueAttempt(call(9), 1)).toBe(true);
+    expect(await queue.enqueue(toolCallJob(call(9), 1))).toBe(true);
+    expect(await queue.enqueue(toolCallJob(call(9), 1))).toBe(true);
     const job = await queue.queue.getJob(`${call(9).id}-r1-a1`);
     expect(await job?.getState()).toBe('waiting');
     expect(await queue.queue.getWaitingCount()).toBe(1);
@@ -52,10 +59,26 @@ describe('the delivery queue', () => {
   it('reports an attempt it could not queue (Redis away) as left to the reconciler', async () => {
     const away = new DeliveryQueue({ REDIS_URL: 'redis://127.0.0.1:1', QUEUE_PREFIX: prefix } as Env);
     try {
-      const results = await Promise.all([1, 2].map((i) => away.enqueueAttempt(call(20 + i), 1)));
+      const results = await Promise.all([1, 2].map((i) => away.enqueue(toolCallJob(call(20 + i), 1))));
       expect(results).toEqual([false, false]);
     } finally {
       await away.onModuleDestroy();
     }
+  });
+
+  it("adds an event's attempt as a delivery of its own kind, in its project's lane, never in a call's place", async () => {
+    const id = `${prefix}_same`;
+    expect(await queue.enqueue(toolCallJob({ id, appId: 'app_1', round: 1 }, 1))).toBe(true);
+    expect(await queue.enqueue(callFinishedJob({ id, projectId: 'p1' }, 1))).toBe(true);
+    const call = await queue.queue.getJob(`${id}-r1-a1`);
+    const event = await queue.queue.getJob(`event-${id}-r1-a1`);
+    expect(call?.data).toMatchObject({ kind: 'tool_call', lane: { kind: 'app', appId: 'app_1' } });
+    expect(event?.data).toEqual({
+      kind: 'tool_call.finished',
+      id,
+      round: 1,
+      n: 1,
+      lane: { kind: 'project-events', projectId: 'p1' },
+    });
   });
 });

@@ -14,7 +14,7 @@ import {
   createCalls,
   recordAttempts,
 } from '../libs/persistence/src/tool-call-ledger.sql.js';
-import { DeliveryQueue } from '../libs/queue/src/index.js';
+import { DeliveryQueue, toolCallJob } from '../libs/queue/src/index.js';
 import { SecretBox } from '../libs/secrets/src/index.js';
 import { eventually } from './support/eventually.js';
 import { agentFacingName, agentWithTools, httpTool } from './support/fixtures.js';
@@ -142,7 +142,7 @@ describe('the hot path on pg prepared statements', () => {
     expect(await calls.claim({ callId: draft.id, round: 1, n: 1, marginMs: 5_000 }, afterDeadline)).not.toBeNull(); // a crash: taken again
   });
 
-  it('stores the body with the call at accept; a queued call stored without one gets it at its first attempt', async () => {
+  it('stores the body with the call at accept and sends those bytes; a queued call without one is not sent', async () => {
     const ctx = await deliveredCall();
     const nest = stack.api.app;
     const prisma = nest.get(PrismaService);
@@ -152,11 +152,11 @@ describe('the hot path on pg prepared statements', () => {
     expect(await box.decrypt(accepted.bodyEnc ?? '')).toBe(first.rawBody.toString());
     expect(second.rawBody.equals(first.rawBody)).toBe(true);
 
-    // A call an older release accepted: queued without a body.
+    // A queued call without a stored body (none is stored so now) has nothing to send: it ends cancelled, unsent.
     const now = new Date();
-    const legacy = {
+    const bodiless = {
       ...accepted,
-      id: `${ctx.callId}_old`,
+      id: `${ctx.callId}_nobody`,
       eventId: `${accepted.eventId.slice(0, -4)}eeee`,
       bodyEnc: null,
       status: 'queued',
@@ -171,19 +171,16 @@ describe('the hot path on pg prepared statements', () => {
       updatedAt: now,
       arguments: { customer_id: 'c9' },
     } as const;
-    await prisma.toolCall.create({ data: legacy });
-    await nest.get(DeliveryQueue).enqueueAttempt(legacy, 1);
-    await eventually(async () => expect(handler.forEvent(legacy.eventId)).toHaveLength(2)); // 503, then 200
-    const [sent, resent] = handler.forEvent(legacy.eventId);
-    expect(sent.event).toMatchObject({
-      event_id: legacy.eventId,
-      arguments: { customer_id: 'c9' },
-      configuration: { store: 's1' },
-      private_data: { token: 'tok-1' },
+    await prisma.toolCall.create({ data: bodiless });
+    await nest.get(DeliveryQueue).enqueue(toolCallJob(bodiless, 1));
+    await eventually(async () => {
+      const stored = await prisma.toolCall.findUniqueOrThrow({ where: { id: bodiless.id } });
+      expect(stored.status).toBe('cancelled');
+      expect(stored.error).toMatchObject({
+        message: 'cancelled before attempt 1: the call has no stored webhook body',
+      });
     });
-    expect(resent.rawBody.equals(sent.rawBody)).toBe(true);
-    const stored = await prisma.toolCall.findUniqueOrThrow({ where: { id: legacy.id } });
-    expect(await box.decrypt(stored.bodyEnc ?? '')).toBe(sent.rawBody.toString());
+    expect(handler.forEvent(bodiless.eventId)).toHaveLength(0);
   });
 
   it('claims for delivery with the app, installation, instance and tool as they are now, as Prisma reads them', async () => {

@@ -49,19 +49,23 @@ describe('metrics', () => {
     expect(sample(api.text, 'toolgate_tool_calls_accepted_total', { mode: 'instant', kind: 'http' })).toBe(1);
     expect(sample(api.text, 'toolgate_tool_calls_accepted_total', { mode: 'wait', kind: 'http' })).toBe(1);
     expect(sample(api.text, 'toolgate_tool_calls_finished_total', { mode: 'instant', status: 'succeeded' })).toBe(1);
-    expect(sample(api.text, 'toolgate_tool_call_attempts_total', { outcome: 'success' })).toBe(1);
+    expect(sample(api.text, 'toolgate_delivery_attempts_total', { delivery: 'tool_call', outcome: 'success' })).toBe(1);
     expect(sample(api.text, 'toolgate_queued_call_first_attempts_total', { by: 'queue' })).toBe(1);
     expect(sample(api.text, 'toolgate_queued_call_first_attempts_total', { by: 'api' })).toBe(0);
     expect(api.text).toMatch(/^toolgate_queue_jobs\{state="delayed"\} \d+$/m);
-    expect(api.text).toMatch(/toolgate_tool_call_attempt_duration_seconds_bucket\{le="0.1",outcome="success"\}/);
+    expect(api.text).toMatch(
+      /toolgate_delivery_attempt_duration_seconds_bucket\{le="0.1",delivery="tool_call",outcome="success"\}/,
+    );
 
     const port = stack.worker!.get(MetricsServer).port;
     const worker = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-    expect(sample(worker, 'toolgate_tool_call_attempts_total', { outcome: 'http_status' })).toBe(1);
-    expect(sample(worker, 'toolgate_tool_call_attempts_total', { outcome: 'success' })).toBe(1);
+    expect(sample(worker, 'toolgate_delivery_attempts_total', { delivery: 'tool_call', outcome: 'http_status' })).toBe(
+      1,
+    );
+    expect(sample(worker, 'toolgate_delivery_attempts_total', { delivery: 'tool_call', outcome: 'success' })).toBe(1);
     expect(sample(worker, 'toolgate_tool_calls_finished_total', { mode: 'wait', status: 'succeeded' })).toBe(1);
-    expect(worker).toMatch(/^toolgate_reconciler_requeued_total \d+$/m);
-    expect(worker).toMatch(/^toolgate_tool_call_attempt_lateness_seconds_count 2$/m); // the wait call's two attempts
+    expect(worker).toMatch(/^toolgate_reconciler_requeued_total\{delivery="tool_call"\} \d+$/m);
+    expect(worker).toMatch(/^toolgate_delivery_attempt_lateness_seconds_count\{delivery="tool_call"\} 2$/m); // the wait call's two attempts
 
     for (const text of [api.text, worker]) {
       expect(text).not.toMatch(/(app|call|ti|inst)_[0-9a-f]{32}|whsec_|127\.0\.0\.1/);

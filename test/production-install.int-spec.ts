@@ -123,7 +123,7 @@ describe('a production install (npm ci of the Dockerfile, no dev dependencies)',
     expect(handler.at(ctx.path)).toHaveLength(1);
     // API_DELIVERY_CONCURRENCY=0: the worker made the attempt.
     const metrics = await fetch(`http://127.0.0.1:${env.WORKER_METRICS_PORT}/metrics`).then((r) => r.text());
-    expect(metrics).toMatch(/^toolgate_tool_call_attempts_total\{outcome="success"\} 1$/m);
+    expect(metrics).toMatch(/^toolgate_delivery_attempts_total\{delivery="tool_call",outcome="success"\} 1$/m);
   }, 60_000);
 
   it('loads what the API loads only when first asked: the API docs and the queue dashboard', async () => {

@@ -2,7 +2,7 @@
 // no longer holds. A Redis of this file's own, so that FLUSHALL touches nothing else.
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ReconcileToolCalls } from '../libs/domain/src/index.js';
+import { ReconcileDeliveries } from '../libs/domain/src/index.js';
 import { type LocalService, startLocalRedis } from '../scripts/local-services.js';
 import { eventually } from './support/eventually.js';
 import { agentFacingName, agentWithTools, httpTool } from './support/fixtures.js';
@@ -59,14 +59,14 @@ describe('the reconciler, with calls late behind a busy app', () => {
       "UPDATE tool_calls SET next_attempt_at = now() - interval '1 hour' WHERE status = 'queued' AND id = ANY($1)",
       [ids],
     );
-    const reconcile = stack.worker!.get(ReconcileToolCalls);
-    expect(await reconcile.execute()).toEqual({ requeued: 0, failed: 0, next: null });
+    const reconcile = stack.worker!.get(ReconcileDeliveries);
+    expect(await reconcile.execute()).toEqual({ requeued: 0, ended: 0, next: null });
 
     // Redis loses every job: the same four calls are re-queued, and each is still delivered once.
     const client = new Redis(redis.url);
     await client.flushall();
     client.disconnect();
-    expect(await reconcile.execute()).toEqual({ requeued: 4, failed: 0, next: null });
+    expect(await reconcile.execute()).toEqual({ requeued: 4, ended: 0, next: null });
     await eventually(
       async () => {
         const rows = await stack.api.sql('SELECT status FROM tool_calls WHERE id = ANY($1)', [ids]);

@@ -4,7 +4,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseEnv } from '../libs/config/src/index.js';
-import { DELIVER_CALL_EVENT_JOB, DELIVER_TOOL_CALL_JOB, TOOL_CALL_DELIVERY_QUEUE } from '../libs/queue/src/index.js';
+import { DELIVER_JOB, TOOL_CALL_DELIVERY_QUEUE, deliveryJobId, toolCallJob } from '../libs/queue/src/index.js';
 import { JOB_PROCESSORS, type JobProcessor } from '../apps/worker/src/job-processor.js';
 import { WAITING_PER_SLOT } from '../apps/worker/src/queue-consumer.js';
 import { WorkerModule } from '../apps/worker/src/worker.module.js';
@@ -29,9 +29,9 @@ describe('the worker under a backlog', () => {
     queue = new Queue(TOOL_CALL_DELIVERY_QUEUE, { connection, prefix });
     await queue.addBulk(
       Array.from({ length: jobs }, (_, n) => ({
-        name: DELIVER_TOOL_CALL_JOB,
-        data: { callId: `call_${n}`, appId: 'app_1', round: 1, n: 1 },
-        opts: { jobId: `call_${n}-r1-a1` },
+        name: DELIVER_JOB,
+        data: toolCallJob({ id: `call_${n}`, appId: 'app_1', round: 1 }, 1),
+        opts: { jobId: deliveryJobId(toolCallJob({ id: `call_${n}`, appId: 'app_1', round: 1 }, 1)) },
       })),
     );
   });
@@ -47,7 +47,7 @@ describe('the worker under a backlog', () => {
     let allRan!: () => void;
     const done = new Promise<void>((resolve) => (allRan = resolve));
     const processor: JobProcessor = {
-      jobName: DELIVER_TOOL_CALL_JOB,
+      jobName: DELIVER_JOB,
       process: async (job) => {
         if (waitingAtFirstStart === undefined) waitingAtFirstStart = await queue.getWaitingCount();
         ran.push(job.id ?? '');
@@ -66,8 +66,7 @@ describe('the worker under a backlog', () => {
     });
     const module = await Test.createTestingModule({ imports: [WorkerModule.forRoot(env)] })
       .overrideProvider(JOB_PROCESSORS)
-      // The backlog is of tool calls; the worker refuses to start without a processor for every job name.
-      .useValue([processor, { jobName: DELIVER_CALL_EVENT_JOB, process: async () => undefined }])
+      .useValue([processor])
       .compile();
     const worker: INestApplicationContext = await module.init();
     try {

@@ -9,7 +9,7 @@ import { parseEnv } from '../libs/config/src/index.js';
 import { JOB_PROCESSORS, type JobProcessor } from '../apps/worker/src/job-processor.js';
 import { MissingProcessorError } from '../apps/worker/src/queue-consumer.js';
 import { WorkerModule } from '../apps/worker/src/worker.module.js';
-import { DELIVER_TOOL_CALL_JOB, JOB_NAMES } from '../libs/queue/src/index.js';
+import { DELIVER_JOB, JOB_NAMES } from '../libs/queue/src/index.js';
 import { startAppProcess } from './support/processes.js';
 import { TEST_SECRETS_KEYS } from './support/test-api.js';
 import { TEST_JWT_SECRET } from './support/tokens.js';
@@ -40,7 +40,7 @@ describe('the worker', () => {
   it('refuses to be built when a job name has no processor, naming the job', async () => {
     const refused = compileWorker([]);
     await expect(refused).rejects.toBeInstanceOf(MissingProcessorError);
-    await expect(refused).rejects.toThrow(`refusing to start: no processor for job name(s) ${DELIVER_TOOL_CALL_JOB}`);
+    await expect(refused).rejects.toThrow(`refusing to start: no processor for job name(s) ${DELIVER_JOB}`);
   });
 
   it('is built when every job name has a processor', async () => {

@@ -4,7 +4,7 @@ import { agentWithHandlerTool, agentWithTools, httpTool } from '../support/fixtu
 import { type TestStack, startTestStack } from '../support/test-stack.js';
 import { WebhookHandler } from '../support/webhook-handler.js';
 
-// API.md "Calls in flight when things change": each queued attempt first checks what the call calls.
+// docs/api.md "When what a call uses changes": each queued attempt first checks what the call calls.
 const SCALE = 0.01; // 5m schedule: attempt 2 is due 150 ms after attempt 1
 const HOLD_MS = 1200; // attempt 1 answers 503 this late: the change lands while it is out, before attempt 2
 let stack: TestStack;

@@ -1,8 +1,8 @@
 // Any bytes from a handler or an MCP server are recorded, once: the call ends, exactly one webhook
-// goes out per attempt, and the attempt reads back (API.md "What any input gets").
+// goes out per attempt, and the attempt reads back (docs/api.md "What any input gets").
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DELIVER_TOOL_CALL_JOB, DeliveryQueue } from '../../libs/queue/src/index.js';
+import { DELIVER_JOB, DeliveryQueue, toolCallJob } from '../../libs/queue/src/index.js';
 import { eventually } from '../support/eventually.js';
 import { agentWithHandlerTool } from '../support/fixtures.js';
 import { mcpAgent } from '../support/mcp-fixtures.js';
@@ -146,8 +146,8 @@ describe('an attempt already in flight', () => {
     await eventually(() => expect(handler.at(ctx.path)).toHaveLength(1), { timeoutMs: 5000, intervalMs: 20 });
     // What a retried or stalled job does: the same attempt, taken up again while it is in flight.
     const queue = stack.api.app.get(DeliveryQueue);
-    const job = { callId, appId: ctx.app.id, round: 1, n: 1 };
-    await queue.queue.add(DELIVER_TOOL_CALL_JOB, job, { jobId: `${callId}-duplicate` });
+    const job = toolCallJob({ id: callId, appId: ctx.app.id, round: 1 }, 1);
+    await queue.queue.add(DELIVER_JOB, job, { jobId: `${callId}-duplicate` });
     const finished = await ctx.read(callId, 5);
     expect(finished.body.status).toBe('succeeded');
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));

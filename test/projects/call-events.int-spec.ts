@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { Metrics } from '../../libs/observability/src/index.js';
 import { verifyToolCallFinished } from '../../libs/verifier/src/index.js';
 import { EventReceiver } from '../support/event-receiver.js';
 import { eventually } from '../support/eventually.js';
@@ -241,6 +242,45 @@ describe('tool_call.finished events', () => {
       await eventually(async () => expect((await eventRows(gone))[0]?.status).toBe('failed'));
       await new Promise((resolve) => setTimeout(resolve, 400)); // past the second offset (150 ms)
       expect(receiver.forCall(gone)).toHaveLength(1);
+    } finally {
+      receiver.answer = () => ({ status: 204 });
+    }
+  });
+
+  it("are attempts like a call's: the endpoint's answer kept and shown, what it said in the error, counted", async () => {
+    const ctx = await setup();
+    await ctx.setEndpoint(receiver.url('/said'));
+    receiver.answer = (arrival) =>
+      arrival === 1
+        ? { status: 410, headers: { 'content-type': 'application/json' }, body: '{"error":"endpoint-retired-text"}' }
+        : { status: 204 };
+    try {
+      const callId = (await ctx.call()).body.call_id as string;
+      await eventually(async () => expect((await eventRows(callId))[0]?.status).toBe('failed'));
+      const logged = await stack.api.request('GET', `/v1/projects/${ctx.projectId}/tool-calls/${callId}`, {
+        token: ctx.project,
+      });
+      const [event] = logged.body.events;
+      expect(event.error).toEqual({
+        kind: 'gone',
+        message: expect.stringContaining('endpoint-retired-text'),
+        http_status: 410,
+      });
+      expect(event.attempts).toEqual([
+        expect.objectContaining({
+          n: 1,
+          outcome: 'gone',
+          http_status: 410,
+          response_excerpt: '{"error":"endpoint-retired-text"}',
+        }),
+      ]);
+      const metrics = await stack.worker!.get(Metrics).registry.metrics();
+      expect(metrics).toMatch(
+        /^toolgate_delivery_attempts_total\{delivery="tool_call\.finished",outcome="gone"\} [1-9]/m,
+      );
+      expect(metrics).toMatch(
+        /^toolgate_delivery_attempt_lateness_seconds_count\{delivery="tool_call\.finished"\} [1-9]/m,
+      );
     } finally {
       receiver.answer = () => ({ status: 204 });
     }

@@ -118,8 +118,9 @@ export function describeCallsEndToEnd(
         },
         { timeoutMs: 2500, intervalMs: 20 },
       );
+      // Each second attempt is queued right after its first one is on record: wait until all five are in Redis.
       const delayed = `${stack.api.env.QUEUE_PREFIX}:tool-call-delivery:delayed`;
-      expect(await redis().client.zcard(delayed)).toBe(5);
+      await eventually(async () => expect(await redis().client.zcard(delayed)).toBe(5), { timeoutMs: 2500 });
       await redis().flushAll();
       expect(await redis().client.zcard(delayed)).toBe(0);
 

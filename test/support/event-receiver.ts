@@ -13,7 +13,9 @@ export class EventReceiver {
   private server?: Server;
   baseUrl = '';
   /** How the n-th arrival (1-based) of one webhook-id is answered; 204 by default. */
-  answer: (arrival: number) => { status: number; headers?: Record<string, string> } = () => ({ status: 204 });
+  answer: (arrival: number) => { status: number; headers?: Record<string, string>; body?: string } = () => ({
+    status: 204,
+  });
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => {
@@ -28,8 +30,8 @@ export class EventReceiver {
           body: JSON.parse(rawBody.toString('utf8')) as ReceivedEvent['body'],
         };
         this.received.push(event);
-        const { status, headers } = this.answer(this.of(String(req.headers['webhook-id'])).length);
-        res.writeHead(status, headers).end();
+        const { status, headers, body } = this.answer(this.of(String(req.headers['webhook-id'])).length);
+        res.writeHead(status, headers).end(body);
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));

@@ -4342,6 +4342,12 @@ export interface operations {
                             status: "queued" | "in_progress" | "succeeded" | "failed" | "cancelled";
                             created_at: string;
                             finished_at: string | null;
+                            /** @description Why the event failed or was cancelled, with what the endpoint said; null otherwise */
+                            error: {
+                                kind: string;
+                                message: string;
+                                http_status?: number;
+                            } | null;
                             attempts: {
                                 n: number;
                                 started_at: string;

@@ -2,7 +2,13 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { DelayedError, type Job, Worker } from 'bullmq';
 import { ENV, type Env } from '../../../libs/config/src/index.js';
 import { DeliveryGate } from '../../../libs/domain/src/index.js';
-import { JOB_NAMES, TOOL_CALL_DELIVERY_QUEUE, jobNamesWithoutProcessor } from '../../../libs/queue/src/index.js';
+import {
+  JOB_NAMES,
+  TOOL_CALL_DELIVERY_QUEUE,
+  deliveryJobOf,
+  jobNamesWithoutProcessor,
+  laneKey,
+} from '../../../libs/queue/src/index.js';
 import { type RedisConnection, createRedisConnection, redisTargetOf } from '../../../libs/redis/src/index.js';
 import { JOB_PROCESSORS, type JobProcessor } from './job-processor.js';
 
@@ -18,7 +24,7 @@ export const WAITING_PER_SLOT = 20;
 
 /**
  * Consumes the delivery queue and hands each job to the processor of its name, through the DeliveryGate that caps
- * deliveries in flight (per worker and per app). The worker holds more jobs than it runs, so that the gate
+ * deliveries in flight (per worker and per lane: an app's, a project's events). The worker holds more jobs than it runs, so that the gate
  * can run the earliest due first: a retry due now does not wait behind a burst queued before it.
  */
 @Injectable()
@@ -70,12 +76,12 @@ export class QueueConsumer implements OnApplicationBootstrap, OnApplicationShutd
   private async dispatch(job: Job, token?: string): Promise<unknown> {
     const processor = this.byName.get(job.name);
     if (!processor) throw new MissingProcessorError(`no processor for job name "${job.name}"`);
-    const appId = appOf(job);
+    const lane = laneOfJob(job);
     const jobId = job.id ?? '';
-    const admission = await this.gate.admit(appId, jobId, dueAt(job));
+    const admission = await this.gate.admit(lane, jobId, dueAt(job));
     if (typeof admission === 'string') {
-      // Back to the queue: a full app waits outside the worker; at shutdown another worker takes it at once.
-      const wait = admission === 'later' ? this.gate.waitMs(appId, jobId) : 0;
+      // Back to the queue: a full lane waits outside the worker; at shutdown another worker takes it at once.
+      const wait = admission === 'later' ? this.gate.waitMs(lane, jobId) : 0;
       await job.moveToDelayed(Date.now() + wait, token);
       throw new DelayedError();
     }
@@ -103,11 +109,10 @@ export class QueueConsumer implements OnApplicationBootstrap, OnApplicationShutd
   }
 }
 
-/** The app whose cap a job counts against (a job without one shares a single lane). */
-function appOf(job: Job): string {
-  const data: unknown = job.data;
-  if (typeof data === 'object' && data !== null && 'appId' in data && typeof data.appId === 'string') return data.appId;
-  return '';
+/** The key of the lane whose cap a job counts against (a job that is no delivery's shares a single lane). */
+function laneOfJob(job: Job): string {
+  const delivery = deliveryJobOf(job.data);
+  return delivery ? laneKey(delivery.lane) : '';
 }
 
 /** When the job was due: queued plus its delay (a job sent back to wait keeps its first due time). */

@@ -1,25 +1,29 @@
 import { describe, expect, it } from 'vitest';
 import { parseEnv } from '../../../libs/config/src/index.js';
-import { type ReconcilePage, ReconcileToolCalls } from '../../../libs/domain/src/index.js';
-import type { ToolCallLedger } from '../../../libs/persistence/src/index.js';
+import {
+  type DeliveryKinds,
+  type ReconcileCursor,
+  type ReconcilePage,
+  ReconcileDeliveries,
+} from '../../../libs/domain/src/index.js';
 import type { DeliveryQueue } from '../../../libs/queue/src/index.js';
-import type { FinishedCalls } from '../../../libs/domain/src/index.js';
 import type { Metrics } from '../../../libs/observability/src/index.js';
 import { Reconciler } from './reconciler.js';
 
-/** A backlog of `pages` full pages; records where each page was asked to start. */
-class Backlog extends ReconcileToolCalls {
-  readonly asked: (string | null)[] = [];
+/** A backlog of `pages` full pages of calls; records where each page was asked to start. */
+class Backlog extends ReconcileDeliveries {
+  readonly asked: (string | null | undefined)[] = [];
 
   constructor(private readonly pages: number) {
     // Nothing of these is reached: execute is the backlog's own.
-    super({} as ToolCallLedger, {} as DeliveryQueue, {} as FinishedCalls, {} as Metrics);
+    super({} as DeliveryKinds, {} as DeliveryQueue, {} as Metrics);
   }
 
-  override execute(after: string | null): Promise<ReconcilePage> {
+  override execute(cursor: ReconcileCursor): Promise<ReconcilePage> {
+    const after = cursor.tool_call;
     this.asked.push(after);
-    const index = after === null ? 0 : Number(after.slice(1)) + 1;
-    return Promise.resolve({ requeued: 1, failed: 0, next: index + 1 < this.pages ? `p${index}` : null });
+    const index = after === null || after === undefined ? 0 : Number(after.slice(1)) + 1;
+    return Promise.resolve({ requeued: 1, ended: 0, next: index + 1 < this.pages ? { tool_call: `p${index}` } : null });
   }
 }
 

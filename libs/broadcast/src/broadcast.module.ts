@@ -1,9 +1,9 @@
 import { Global, Module } from '@nestjs/common';
-import { CallEvents } from './call-events.js';
+import { CallSignals } from './call-signals.js';
 import { McpServerChanges } from './mcp-server-changes.js';
 import { ToolsetGenerations } from './toolset-generations.js';
 
-const broadcasts = [CallEvents, McpServerChanges, ToolsetGenerations];
+const broadcasts = [CallSignals, McpServerChanges, ToolsetGenerations];
 
 @Global()
 @Module({ providers: broadcasts, exports: broadcasts })

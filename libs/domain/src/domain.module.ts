@@ -12,12 +12,17 @@ import { DeleteTool } from './tools/delete-tool.use-case.js';
 import { GetTool } from './tools/get-tool.use-case.js';
 import { ListTools } from './tools/list-tools.use-case.js';
 import { UpdateTool } from './tools/update-tool.use-case.js';
-import { AttemptRecorder } from './calls/attempt-recorder.js';
-import { DeliverAttempt } from './calls/deliver-attempt.use-case.js';
-import { DeliverQueuedAttempt } from './calls/deliver-queued-attempt.use-case.js';
-import { FinishedCalls } from './calls/finished-calls.js';
-import { FirstAttempts } from './calls/first-attempts.js';
-import { ToolCallBodies } from './calls/tool-call-body.js';
+import { AttemptRecorder } from './calls/delivering/attempt-recorder.js';
+import { FinishedCalls } from './calls/delivering/finished-calls.js';
+import { FirstAttempts } from './calls/accepting/first-attempts.js';
+import { ToolCallBodies } from './calls/accepting/tool-call-request.js';
+import { ToolCallDelivery } from './calls/delivering/tool-call-delivery.js';
+import { AttemptLog } from './delivery/attempt-log.js';
+import { DeliveryEngine } from './delivery/delivery-engine.js';
+import { DELIVERY_KINDS, type DeliveryKinds } from './delivery/delivery-kinds.js';
+import { ReconcileDeliveries } from './delivery/reconcile-deliveries.use-case.js';
+import { SignedSender } from './delivery/signed-sender.js';
+import { CallFinishedDelivery } from './events/call-finished-delivery.js';
 import { AgentToolsets } from './agents/agent-toolsets.js';
 import { AppMcpSessions } from './mcp/app-mcp-sessions.js';
 import { CallMcpTool } from './mcp/call-mcp-tool.use-case.js';
@@ -30,20 +35,19 @@ import { RefreshAppMcpTools } from './mcp/refresh-app-mcp-tools.use-case.js';
 import { RefreshMcpSnapshot } from './mcp/refresh-mcp-snapshot.use-case.js';
 import { RefreshStaleMcpSnapshots } from './mcp/refresh-stale-mcp-snapshots.use-case.js';
 import { RunAgentMcpCall } from './mcp/run-agent-mcp-call.use-case.js';
-import { IdempotentRequests } from './calls/idempotency.js';
-import { AcceptToolCall } from './calls/accept-tool-call.use-case.js';
-import { AgentWaits } from './calls/agent-waits.js';
-import { AwaitToolCall } from './calls/await-tool-call.use-case.js';
-import { CancelToolCall } from './calls/cancel-tool-call.use-case.js';
-import { GetAgentToolCall } from './calls/get-agent-tool-call.use-case.js';
-import { GetAppToolCall } from './calls/get-app-tool-call.use-case.js';
-import { ListAgentTools } from './calls/list-agent-tools.use-case.js';
-import { ListAppToolCalls } from './calls/list-app-tool-calls.use-case.js';
-import { ListProjectToolCalls } from './calls/list-project-tool-calls.use-case.js';
-import { GetProjectToolCall } from './calls/get-project-tool-call.use-case.js';
-import { ReconcileToolCalls } from './calls/reconcile-tool-calls.use-case.js';
-import { ReplayToolCall } from './calls/replay-tool-call.use-case.js';
-import { TestToolCall } from './calls/test-tool-call.use-case.js';
+import { IdempotentRequests } from './calls/accepting/idempotency.js';
+import { AcceptToolCall } from './calls/accepting/accept-tool-call.use-case.js';
+import { AgentWaits } from './calls/reading/agent-waits.js';
+import { AwaitToolCall } from './calls/reading/await-tool-call.use-case.js';
+import { CancelToolCall } from './calls/delivering/cancel-tool-call.use-case.js';
+import { GetAgentToolCall } from './calls/reading/get-agent-tool-call.use-case.js';
+import { GetAppToolCall } from './calls/reading/get-app-tool-call.use-case.js';
+import { ListAgentTools } from './calls/reading/list-agent-tools.use-case.js';
+import { ListAppToolCalls } from './calls/reading/list-app-tool-calls.use-case.js';
+import { ListProjectToolCalls } from './calls/reading/list-project-tool-calls.use-case.js';
+import { GetProjectToolCall } from './calls/reading/get-project-tool-call.use-case.js';
+import { ReplayToolCall } from './calls/delivering/replay-tool-call.use-case.js';
+import { TestToolCall } from './calls/accepting/test-tool-call.use-case.js';
 import { CreateToolInstance } from './instances/create-tool-instance.use-case.js';
 import { DeleteToolInstance } from './instances/delete-tool-instance.use-case.js';
 import { ListToolInstances } from './instances/list-tool-instances.use-case.js';
@@ -61,10 +65,8 @@ import { ListInstallableTools } from './projects/list-installable-tools.use-case
 import { ListInstallations } from './projects/list-installations.use-case.js';
 import { UninstallApp } from './projects/uninstall-app.use-case.js';
 import { DeleteEventEndpoint } from './events/delete-event-endpoint.use-case.js';
-import { DeliverCallEvent } from './events/deliver-call-event.use-case.js';
 import { GetEventEndpoint } from './events/get-event-endpoint.use-case.js';
 import { PutEventEndpoint } from './events/put-event-endpoint.use-case.js';
-import { ReconcileCallEvents } from './events/reconcile-call-events.use-case.js';
 import { RotateEventEndpointSecret } from './events/rotate-event-endpoint-secret.use-case.js';
 import { PurgeExpiredRecords } from './maintenance/purge-expired-records.use-case.js';
 
@@ -101,9 +103,13 @@ const useCases = [
   ToolCallBodies,
   FinishedCalls,
   AttemptRecorder,
-  DeliverAttempt,
+  AttemptLog,
+  SignedSender,
+  ToolCallDelivery,
+  CallFinishedDelivery,
+  DeliveryEngine,
+  ReconcileDeliveries,
   FirstAttempts,
-  DeliverQueuedAttempt,
   IdempotentRequests,
   AcceptToolCall,
   AgentWaits,
@@ -115,7 +121,6 @@ const useCases = [
   ListAppToolCalls,
   ListProjectToolCalls,
   GetProjectToolCall,
-  ReconcileToolCalls,
   ReplayToolCall,
   TestToolCall,
   PurgeExpiredRecords,
@@ -123,8 +128,6 @@ const useCases = [
   GetEventEndpoint,
   RotateEventEndpointSecret,
   DeleteEventEndpoint,
-  DeliverCallEvent,
-  ReconcileCallEvents,
   AgentToolsets,
   AppMcpSessions,
   CallMcpTool,
@@ -139,6 +142,16 @@ const useCases = [
   RunAgentMcpCall,
 ];
 
+/** Every kind of delivery the engine sends, by name: one description each (DeliveryKind). */
+const deliveryKinds = {
+  provide: DELIVERY_KINDS,
+  inject: [ToolCallDelivery, CallFinishedDelivery],
+  useFactory: (toolCall: ToolCallDelivery, callFinished: CallFinishedDelivery): DeliveryKinds => ({
+    tool_call: toolCall,
+    'tool_call.finished': callFinished,
+  }),
+};
+
 /** The use cases; repositories and the secret box come from the global persistence and secrets modules. */
-@Module({ providers: useCases, exports: useCases })
+@Module({ providers: [...useCases, deliveryKinds], exports: [...useCases, deliveryKinds] })
 export class DomainModule {}

@@ -31,30 +31,32 @@ export class Metrics {
   });
 
   readonly attempts = new Counter({
-    name: 'toolgate_tool_call_attempts_total',
-    help: 'Delivery attempts, by outcome.',
-    labelNames: ['outcome'] as const,
+    name: 'toolgate_delivery_attempts_total',
+    help: "Attempts of every kind of delivery (a call's webhook or MCP request, a tool_call.finished event), by kind and outcome.",
+    labelNames: ['delivery', 'outcome'] as const,
     registers: [this.registry],
   });
 
   readonly attemptDuration = new Histogram({
-    name: 'toolgate_tool_call_attempt_duration_seconds',
-    help: 'Duration of delivery attempts, by outcome.',
-    labelNames: ['outcome'] as const,
+    name: 'toolgate_delivery_attempt_duration_seconds',
+    help: 'Duration of delivery attempts, by kind and outcome.',
+    labelNames: ['delivery', 'outcome'] as const,
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
     registers: [this.registry],
   });
 
   readonly attemptLateness = new Histogram({
-    name: 'toolgate_tool_call_attempt_lateness_seconds',
-    help: "How long after its due time a queued attempt started (waiting for a free worker slot or its app's share).",
+    name: 'toolgate_delivery_attempt_lateness_seconds',
+    help: "How long after its due time a queued attempt started (waiting for a free worker slot or its lane's share), by kind.",
+    labelNames: ['delivery'] as const,
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
     registers: [this.registry],
   });
 
   readonly reconcilerRequeued = new Counter({
     name: 'toolgate_reconciler_requeued_total',
-    help: 'Calls the reconciler queued again (overdue, or stuck after a crash).',
+    help: 'Deliveries the reconciler queued again (overdue, or stuck after a crash), by kind.',
+    labelNames: ['delivery'] as const,
     registers: [this.registry],
   });
 
@@ -95,8 +97,8 @@ export class Metrics {
     });
   }
 
-  recordAttempt(outcome: string, durationMs: number): void {
-    this.attempts.inc({ outcome });
-    this.attemptDuration.observe({ outcome }, durationMs / 1000);
+  recordAttempt(delivery: string, outcome: string, durationMs: number): void {
+    this.attempts.inc({ delivery, outcome });
+    this.attemptDuration.observe({ delivery, outcome }, durationMs / 1000);
   }
 }

@@ -14,6 +14,16 @@ export type ActiveStatus = (typeof ACTIVE_STATUSES)[number];
 export const TERMINAL_STATUSES = ['succeeded', 'failed', 'cancelled'] as const satisfies readonly CallStatus[];
 export type TerminalStatus = (typeof TERMINAL_STATUSES)[number];
 
+/** The statuses as SQL literals, for the ledgers' statements (never user input). */
+export const SQL_STATUS = {
+  queued: "'queued'",
+  inProgress: "'in_progress'",
+  failed: "'failed'",
+  cancelled: "'cancelled'",
+  active: ACTIVE_STATUSES.map((status) => `'${status}'`).join(', '),
+  terminal: TERMINAL_STATUSES.map((status) => `'${status}'`).join(', '),
+} as const satisfies Record<string, string>;
+
 export function isActive(status: CallStatus): status is ActiveStatus {
   return status === 'queued' || status === 'in_progress';
 }
@@ -34,7 +44,7 @@ export type ToolKind = (typeof TOOL_KINDS)[number];
 export const APPROVE_CHANGES = ['ask', 'auto'] as const;
 export type ApproveChanges = (typeof APPROVE_CHANGES)[number];
 
-/** How long a wait or background call is retried (WEBHOOKS.md); null for instant. */
+/** How long a wait or background call is retried (docs/webhooks.md); null for instant. */
 export const RETRY_WINDOWS = ['5m', '3h', '1d'] as const;
 export type RetryWindow = (typeof RETRY_WINDOWS)[number];
 

@@ -1,5 +1,5 @@
 import type { ToolCall } from './call-states.js';
-import type { App, HttpTool, Installation, ToolInstance } from './generated/client.js';
+import type { App, CallEvent, HttpTool, Installation, ToolInstance } from './generated/client.js';
 
 /** An instance with its installation, the installation's app, and its HTTP tool (null for an MCP tool). */
 export type InstanceWithTool = ToolInstance & { installation: Installation & { app: App }; httpTool: HttpTool | null };
@@ -59,6 +59,23 @@ export const TOOL_CALL_COLUMNS: Columns<ToolCall> = {
   finishedAt: 'finished_at',
   updatedAt: 'updated_at',
   test: 'test',
+};
+
+export const CALL_EVENT_COLUMNS: Columns<CallEvent> = {
+  id: 'id',
+  callId: 'call_id',
+  round: 'round',
+  projectId: 'project_id',
+  payload: 'payload',
+  status: 'status',
+  nextAttemptN: 'next_attempt_n',
+  nextAttemptAt: 'next_attempt_at',
+  firstAttemptAt: 'first_attempt_at',
+  attemptDeadline: 'attempt_deadline',
+  error: 'error',
+  createdAt: 'created_at',
+  finishedAt: 'finished_at',
+  updatedAt: 'updated_at',
 };
 
 export const APP_COLUMNS: Columns<App> = {
@@ -150,6 +167,23 @@ const OVERDUE_CALL_FIELDS = [
 ] as const satisfies readonly (keyof ToolCall)[];
 export type OverdueCall = Pick<ToolCall, (typeof OVERDUE_CALL_FIELDS)[number]>;
 export const OVERDUE_CALL_COLUMNS = someColumns(TOOL_CALL_COLUMNS, OVERDUE_CALL_FIELDS);
+
+/** What an event's attempt needs of it: who it is for, what it says, and where its schedule stands. */
+const CLAIMED_EVENT_FIELDS = [
+  'id',
+  'callId',
+  'projectId',
+  'payload',
+  'nextAttemptN',
+  'firstAttemptAt',
+] as const satisfies readonly (keyof CallEvent)[];
+export type ClaimedEventRow = Pick<CallEvent, (typeof CLAIMED_EVENT_FIELDS)[number]>;
+export const CLAIMED_EVENT_COLUMNS = someColumns(CALL_EVENT_COLUMNS, CLAIMED_EVENT_FIELDS);
+
+/** What the reconciler needs of an overdue event: its job. */
+const OVERDUE_EVENT_FIELDS = ['id', 'projectId', 'nextAttemptN'] as const satisfies readonly (keyof CallEvent)[];
+export type OverdueEventRow = Pick<CallEvent, (typeof OVERDUE_EVENT_FIELDS)[number]>;
+export const OVERDUE_EVENT_COLUMNS = someColumns(CALL_EVENT_COLUMNS, OVERDUE_EVENT_FIELDS);
 
 /** Some of a table's columns, for a narrower read. */
 function someColumns<T, K extends keyof T>(columns: Columns<T>, fields: readonly K[]): Columns<Pick<T, K>> {

@@ -2,15 +2,7 @@
 // each in one place, against named input columns. Statuses come from call-states.ts.
 import type { Statement } from './database-pool.js';
 import { utc } from './database-pool.js';
-import {
-  ACTIVE_STATUSES,
-  type AttemptOutcome,
-  type CallStatus,
-  type ExecutionMode,
-  type RetryWindow,
-  TERMINAL_STATUSES,
-  type ToolKind,
-} from './call-states.js';
+import { type ExecutionMode, type RetryWindow, SQL_STATUS, type ToolKind } from './call-states.js';
 import {
   OVERDUE_CALL_COLUMNS,
   TARGET_APP_COLUMNS,
@@ -18,15 +10,21 @@ import {
   TOOL_CALL_COLUMNS,
   selectList,
 } from './sql-columns.js';
-import { type InputColumn, inputTable, perSize, sqlList } from './sql-input.js';
-import { storableJsonText, storableText } from './storable.js';
-
-const QUEUED: CallStatus = 'queued';
-const IN_PROGRESS: CallStatus = 'in_progress';
-const FAILED: CallStatus = 'failed';
-const CANCELLED: CallStatus = 'cancelled';
-const ACTIVE = sqlList(ACTIVE_STATUSES);
-const TERMINAL = sqlList(TERMINAL_STATUSES);
+import { type InputColumn, inputTable, perSize } from './sql-input.js';
+import { storableJsonText } from './storable.js';
+import {
+  type AttemptClaim,
+  type AttemptRow,
+  type DeliveryMove,
+  MOVE_SET,
+  attemptRowInput,
+  claimInput,
+  moveInput,
+  overdueText,
+  storable,
+  writeAttemptRows,
+} from './attempt-rows.sql.js';
+import { storeEndEvents } from './call-event-ledger.sql.js';
 
 /** A call's columns, named by their fields, as every statement here returns a call. */
 const CALL = selectList(TOOL_CALL_COLUMNS);
@@ -96,21 +94,15 @@ function createText(size: number): string {
 }
 
 /** Attempt `n` of round `round` to take, if it is due and no live attempt holds the call. */
-export interface ClaimInput {
+export interface ClaimInput extends AttemptClaim {
   callId: string;
   round: number;
-  n: number;
-  /** How long past its timeout an attempt counts as lost. */
-  marginMs: number;
-  now: Date;
 }
 
 const CLAIM_INPUT: readonly InputColumn<ClaimInput>[] = [
   { name: 'id', type: 'text', of: (c) => c.callId },
   { name: 'round', type: 'int', of: (c) => c.round },
-  { name: 'n', type: 'int', of: (c) => c.n },
-  { name: 'margin_ms', type: 'int', of: (c) => c.marginMs },
-  { name: 'now', type: 'timestamp(3)', of: (c) => utc(c.now) },
+  ...claimInput<ClaimInput>(),
 ];
 
 /**
@@ -136,42 +128,28 @@ function claimText(size: number): string {
         LEFT JOIN tool_instances ti ON ti.id = c.tool_instance_id
         LEFT JOIN http_tools h ON h.id = ti.http_tool_id
     ), claimed AS (
-      UPDATE tool_calls t SET status = '${IN_PROGRESS}', updated_at = i.now,
+      UPDATE tool_calls t SET status = ${SQL_STATUS.inProgress}, updated_at = i.now,
         handler_url = COALESCE(tool.handler_url, t.handler_url),
         attempt_timeout_s = COALESCE(tool.attempt_timeout_s, t.attempt_timeout_s),
         attempt_deadline = i.now + make_interval(secs => COALESCE(tool.attempt_timeout_s, t.attempt_timeout_s))
           + i.margin_ms * interval '1 millisecond'
       FROM input i JOIN tool ON tool.id = i.id
       WHERE t.id = i.id AND t.round = i.round AND t.next_attempt_n = i.n
-        AND (t.status = '${QUEUED}' OR (t.status = '${IN_PROGRESS}' AND t.attempt_deadline < i.now))
+        AND (t.status = ${SQL_STATUS.queued} OR (t.status = ${SQL_STATUS.inProgress} AND t.attempt_deadline < i.now))
       RETURNING t.*
     ) SELECT ${TARGET_SELECT} FROM claimed c ${TARGET_JOINS}`;
 }
 
-/** The row of one attempt, as recorded. */
-export interface AttemptRecord {
-  id: string;
+/** The row of one attempt of a call, as recorded. */
+export interface AttemptRecord extends AttemptRow {
   callId: string;
   round: number;
-  n: number;
-  startedAt: Date;
-  durationMs: number;
-  outcome: AttemptOutcome;
-  httpStatus: number | null;
-  error: string | null;
-  responseExcerpt: string | null;
 }
 
 /** Where a call moves after an attempt: every field set (null where it does not apply). */
-export interface CallTransition {
-  status: CallStatus;
-  nextAttemptN: number | null;
-  nextAttemptAt: Date | null;
-  firstAttemptAt: Date;
+export interface CallTransition extends DeliveryMove {
   result: unknown;
   resultText: string | null;
-  error: unknown;
-  finishedAt: Date | null;
 }
 
 /** An attempt to record, with the call's move, at `at`. */
@@ -181,28 +159,13 @@ export interface RecordInput {
   at: Date;
 }
 
-/** Text Postgres can hold (what a handler or server said may carry NUL). */
-const text = (value: string | null) => (value === null ? null : storableText(value));
-
 const RECORD_INPUT: readonly InputColumn<RecordInput>[] = [
-  { name: 'attempt_id', type: 'text', of: (r) => r.attempt.id },
   { name: 'call_id', type: 'text', of: (r) => r.attempt.callId },
   { name: 'round', type: 'int', of: (r) => r.attempt.round },
-  { name: 'n', type: 'int', of: (r) => r.attempt.n },
-  { name: 'started_at', type: 'timestamp(3)', of: (r) => utc(r.attempt.startedAt) },
-  { name: 'duration_ms', type: 'int', of: (r) => r.attempt.durationMs },
-  { name: 'outcome', type: 'text', of: (r) => r.attempt.outcome },
-  { name: 'http_status', type: 'int', of: (r) => r.attempt.httpStatus },
-  { name: 'attempt_error', type: 'text', of: (r) => text(r.attempt.error) },
-  { name: 'response_excerpt', type: 'text', of: (r) => text(r.attempt.responseExcerpt) },
-  { name: 'status', type: 'text', of: (r) => r.move.status },
-  { name: 'next_attempt_n', type: 'int', of: (r) => r.move.nextAttemptN },
-  { name: 'next_attempt_at', type: 'timestamp(3)', of: (r) => utc(r.move.nextAttemptAt) },
-  { name: 'first_attempt_at', type: 'timestamp(3)', of: (r) => utc(r.move.firstAttemptAt) },
+  ...attemptRowInput<RecordInput>((r) => r.attempt),
+  ...moveInput<RecordInput>((r) => r.move),
   { name: 'result', type: 'jsonb', of: (r) => storableJsonText(r.move.result) },
-  { name: 'result_text', type: 'text', of: (r) => text(r.move.resultText) },
-  { name: 'call_error', type: 'jsonb', of: (r) => storableJsonText(r.move.error) },
-  { name: 'finished_at', type: 'timestamp(3)', of: (r) => utc(r.move.finishedAt) },
+  { name: 'result_text', type: 'text', of: (r) => storable(r.move.resultText) },
   { name: 'at', type: 'timestamp(3)', of: (r) => utc(r.at) },
 ];
 
@@ -217,54 +180,20 @@ function recordText(size: number): string {
 
 /** The input and the CTE `attempt` that writes each attempt's row. */
 function recordAttemptRows(size: number): string {
-  return `${inputTable(RECORD_INPUT, size)}, attempt AS (
-      INSERT INTO tool_call_attempts
-        (id, call_id, round, n, started_at, duration_ms, outcome, http_status, error, response_excerpt)
-      SELECT attempt_id, call_id, round, n, started_at, duration_ms, outcome, http_status, attempt_error,
-        response_excerpt FROM input
-      ON CONFLICT (call_id, round, n) DO UPDATE SET started_at = EXCLUDED.started_at,
-        duration_ms = EXCLUDED.duration_ms, outcome = EXCLUDED.outcome, http_status = EXCLUDED.http_status,
-        error = EXCLUDED.error, response_excerpt = EXCLUDED.response_excerpt
-    )`;
+  return `${inputTable(RECORD_INPUT, size)}, ${writeAttemptRows('tool_call_attempts', ['call_id', 'round'])}`;
 }
 
 /** The move of each recorded call still in progress in that round. */
 function recordMove(returning: 'CALL_T' | 't.*'): string {
-  return `UPDATE tool_calls t SET
-      status = i.status, next_attempt_n = i.next_attempt_n, next_attempt_at = i.next_attempt_at,
-      first_attempt_at = i.first_attempt_at, attempt_deadline = NULL, result = i.result, result_text = i.result_text,
-      error = i.call_error, finished_at = i.finished_at, updated_at = i.at
+  return `UPDATE tool_calls t SET ${MOVE_SET},
+      result = i.result, result_text = i.result_text, updated_at = i.at
     FROM input i
-    WHERE t.id = i.call_id AND t.round = i.round AND t.status = '${IN_PROGRESS}'
+    WHERE t.id = i.call_id AND t.round = i.round AND t.status = ${SQL_STATUS.inProgress}
     RETURNING ${returning === 'CALL_T' ? CALL_T : 't.*'}`;
 }
 
-/**
- * The `call` object of a tool_call.finished event, fixed when the call ends (a replay's new round has its own).
- * The body's key order is set where it is sent (call-event-body.ts), not here: jsonb keeps no order.
- */
-const END_EVENT_PAYLOAD = `jsonb_build_object('call_id', m.id, 'agent_id', m.agent_id, 'dialog_id', m.dialog_id,
-  'lead_id', m.lead_id, 'tool', m.agent_tool_name, 'execution_mode', m.execution_mode, 'status', m.status,
-  'result', m.result, 'result_text', m.result_text, 'error', m.error,
-  'finished_at', to_char(m.finished_at, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`;
-
-/**
- * After the CTE `moved` (calls as moved, `RETURNING t.*`): the tool_call.finished event of each wait or background
- * call it ended whose project has an event endpoint, stored in the same statement as the end (so no end is ever
- * without its event, and a project without an endpoint costs no query); then each moved call, with the id of the
- * event stored for it (null when none) as `endEventId`.
- */
-const WITH_END_EVENTS = `, ended AS (
-      INSERT INTO call_events (id, call_id, round, project_id, payload, status, next_attempt_n, next_attempt_at,
-        created_at, updated_at)
-      SELECT gen_random_uuid()::text, m.id, m.round, m.project_id, ${END_EVENT_PAYLOAD}, '${QUEUED}', 1,
-        m.finished_at, m.finished_at, m.finished_at
-      FROM moved m JOIN event_endpoints e ON e.project_id = m.project_id
-      WHERE m.status IN (${TERMINAL}) AND m.execution_mode <> 'instant'
-      ON CONFLICT (call_id, round) DO NOTHING
-      RETURNING id, call_id
-    ) SELECT ${selectList(TOOL_CALL_COLUMNS, 'm')}, ended.id AS "endEventId"
-      FROM moved m LEFT JOIN ended ON ended.call_id = m.id`;
+/** After the CTE `moved`: the tool_call.finished events of the calls it ended, stored by the events' ledger's SQL. */
+const WITH_END_EVENTS = storeEndEvents(selectList(TOOL_CALL_COLUMNS, 'm'));
 
 /** recordText for queued calls: a call that ends stores its tool_call.finished event in the same statement. */
 function recordQueuedText(size: number): string {
@@ -299,27 +228,22 @@ export const LEDGER_SQL = {
     name: 'tool_calls_current_target',
     text: `SELECT ${TARGET_SELECT} FROM tool_calls c ${TARGET_JOINS} WHERE c.id = $1`,
   },
-  /** $1 call id, $2 encrypted body, $3 now. */
-  storeBody: {
-    name: 'tool_calls_store_body',
-    text: 'UPDATE tool_calls SET body_enc = $2, updated_at = $3 WHERE id = $1 RETURNING id',
-  },
   /** $1 call id, $2 the call's error (jsonb), $3 now: an active call ends cancelled (with its event: WITH_END_EVENTS). */
   cancel: {
     name: 'tool_calls_cancel',
     text: `WITH moved AS (
-        UPDATE tool_calls SET status = '${CANCELLED}', error = $2::jsonb, finished_at = $3::timestamp(3),
+        UPDATE tool_calls SET status = ${SQL_STATUS.cancelled}, error = $2::jsonb, finished_at = $3::timestamp(3),
           next_attempt_at = NULL, next_attempt_n = NULL, attempt_deadline = NULL, updated_at = $3::timestamp(3)
-        WHERE id = $1 AND status IN (${ACTIVE}) RETURNING *
+        WHERE id = $1 AND status IN (${SQL_STATUS.active}) RETURNING *
       )${WITH_END_EVENTS}`,
   },
   /** $1 call id, $2 now: a finished call starts a new round of its schedule, due now (same event and body). */
   startNewRound: {
     name: 'tool_calls_start_new_round',
-    text: `UPDATE tool_calls SET status = '${QUEUED}', round = round + 1, next_attempt_n = 1,
+    text: `UPDATE tool_calls SET status = ${SQL_STATUS.queued}, round = round + 1, next_attempt_n = 1,
         next_attempt_at = $2::timestamp(3), first_attempt_at = NULL, attempt_deadline = NULL, result = NULL,
         result_text = NULL, error = NULL, finished_at = NULL, updated_at = $2::timestamp(3)
-      WHERE id = $1 AND status IN (${TERMINAL}) RETURNING ${CALL}`,
+      WHERE id = $1 AND status IN (${SQL_STATUS.terminal}) RETURNING ${CALL}`,
   },
   /**
    * $1 call id, $2 the call's error (jsonb), $3 now, $4 now less the grace: a call whose process died ends failed,
@@ -327,10 +251,10 @@ export const LEDGER_SQL = {
    */
   failStuck: {
     name: 'tool_calls_fail_stuck',
-    text: `UPDATE tool_calls SET status = '${FAILED}', error = $2::jsonb, finished_at = $3::timestamp(3),
+    text: `UPDATE tool_calls SET status = ${SQL_STATUS.failed}, error = $2::jsonb, finished_at = $3::timestamp(3),
         next_attempt_at = NULL, next_attempt_n = NULL, attempt_deadline = NULL, updated_at = $3::timestamp(3)
-      WHERE id = $1 AND ((status = '${IN_PROGRESS}' AND attempt_deadline < $3::timestamp(3))
-        OR (status = '${QUEUED}' AND next_attempt_at < $4::timestamp(3)))
+      WHERE id = $1 AND ((status = ${SQL_STATUS.inProgress} AND attempt_deadline < $3::timestamp(3))
+        OR (status = ${SQL_STATUS.queued} AND next_attempt_at < $4::timestamp(3)))
       RETURNING id`,
   },
   /**
@@ -340,10 +264,6 @@ export const LEDGER_SQL = {
    */
   overdue: {
     name: 'tool_calls_overdue',
-    text: `SELECT ${selectList(OVERDUE_CALL_COLUMNS)} FROM tool_calls
-      WHERE ($4::text IS NULL OR id > $4::text)
-        AND ((status = '${QUEUED}' AND next_attempt_at < $2::timestamp(3))
-          OR (status = '${IN_PROGRESS}' AND attempt_deadline < $1::timestamp(3)))
-      ORDER BY id LIMIT $3::int`,
+    text: overdueText('tool_calls', selectList(OVERDUE_CALL_COLUMNS)),
   },
 } satisfies Record<string, Statement>;

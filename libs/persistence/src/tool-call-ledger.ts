@@ -171,11 +171,6 @@ export class ToolCallLedger {
     return this.db.rows<OverdueCall>(SQL.overdue, [utc(now), utc(new Date(now.getTime() - graceMs)), limit, after]);
   }
 
-  async storeBody(callId: string, bodyEnc: string): Promise<void> {
-    const stored = await this.db.rows(SQL.storeBody, [callId, bodyEnc, utc(new Date())]);
-    if (stored.length === 0) throw new Error(`call ${callId} is gone: its body was not stored`);
-  }
-
   async getById(callId: string): Promise<ToolCall | null> {
     const [call] = await this.db.rows<ToolCall>(SQL.getById, [callId]);
     return call ?? null;

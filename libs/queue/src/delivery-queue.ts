@@ -1,17 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import { ENV, type Env } from '../../config/src/index.js';
-import {
-  DELIVER_CALL_EVENT_JOB,
-  DELIVER_TOOL_CALL_JOB,
-  type DeliverCallEventJob,
-  type DeliverToolCallJob,
-  TOOL_CALL_DELIVERY_QUEUE,
-  attemptJob,
-  deliveryJobId,
-  eventAttemptJob,
-  eventJobId,
-} from './jobs.js';
+import { DELIVER_JOB, type DeliveryJob, TOOL_CALL_DELIVERY_QUEUE, deliveryJobId } from './jobs.js';
 import {
   REQUEST_COMMAND_TIMEOUT_MS,
   type RedisConnection,
@@ -21,15 +11,10 @@ import {
 } from '../../redis/src/index.js';
 import { RoundTripBatches } from './round-trip-batches.js';
 
-/** The fields of a call its attempt's job is made of. */
-type QueuedCall = Parameters<typeof attemptJob>[0];
-/** The fields of a tool_call.finished event its attempt's job is made of. */
-type QueuedEvent = Parameters<typeof eventAttemptJob>[0];
-
 /** One attempt's job as it is added. */
 interface AttemptAdd {
   name: string;
-  data: DeliverToolCallJob | DeliverCallEventJob;
+  data: DeliveryJob;
   opts: { jobId: string; delay?: number };
 }
 
@@ -66,23 +51,14 @@ export class DeliveryQueue implements OnModuleDestroy {
   }
 
   /**
-   * Queues attempt `n` of the call's current round, due at `dueAt` (now when omitted). The call is in Postgres already, so
-   * this never fails its caller: while Redis is away (it fails at once, or within 2 s when Redis does not
-   * answer) the attempt is left to the reconciler, and false says so.
+   * Queues an attempt of a delivery, due at `dueAt` (now when omitted). What it delivers is in Postgres already, so
+   * this never fails its caller: while Redis is away (it fails at once, or within 2 s when Redis does not answer)
+   * the attempt is left to the reconciler, and false says so.
    */
-  async enqueueAttempt(call: QueuedCall, n: number, dueAt?: Date): Promise<boolean> {
-    const data = attemptJob(call, n);
+  async enqueue(job: DeliveryJob, dueAt?: Date): Promise<boolean> {
     const delay = dueAt ? Math.max(0, Math.round(dueAt.getTime() - Date.now())) : 0;
-    const added = this.adds.run({ name: DELIVER_TOOL_CALL_JOB, data, opts: { jobId: deliveryJobId(data), delay } });
-    return this.leftToReconciler(added, `call ${call.id}: attempt ${n}`);
-  }
-
-  /** Queues attempt `n` of a tool_call.finished event, due at `dueAt` (now when omitted); never fails, as above. */
-  async enqueueEventAttempt(event: QueuedEvent, n: number, dueAt?: Date): Promise<boolean> {
-    const data = eventAttemptJob(event, n);
-    const delay = dueAt ? Math.max(0, Math.round(dueAt.getTime() - Date.now())) : 0;
-    const added = this.adds.run({ name: DELIVER_CALL_EVENT_JOB, data, opts: { jobId: eventJobId(data), delay } });
-    return this.leftToReconciler(added, `event ${event.id}: attempt ${n}`);
+    const added = this.adds.run({ name: DELIVER_JOB, data: job, opts: { jobId: deliveryJobId(job), delay } });
+    return this.leftToReconciler(added, `${job.kind} ${job.id}: attempt ${job.n}`);
   }
 
   private async leftToReconciler(added: Promise<unknown>, what: string): Promise<boolean> {
@@ -100,23 +76,8 @@ export class DeliveryQueue implements OnModuleDestroy {
    * round trip asks which jobs exist, one adds the missing. A job still waiting, delayed or running is left as it
    * is, so a backlog that is only late costs a lookup per call, not an add.
    */
-  async enqueueMissingAttempts(attempts: { call: QueuedCall; n: number }[]): Promise<number> {
-    return this.addMissing(
-      attempts.map(({ call, n }) => {
-        const data = attemptJob(call, n);
-        return { name: DELIVER_TOOL_CALL_JOB, data, opts: { jobId: deliveryJobId(data) } };
-      }),
-    );
-  }
-
-  /** The same for attempts of tool_call.finished events. */
-  async enqueueMissingEventAttempts(attempts: { event: QueuedEvent; n: number }[]): Promise<number> {
-    return this.addMissing(
-      attempts.map(({ event, n }) => {
-        const data = eventAttemptJob(event, n);
-        return { name: DELIVER_CALL_EVENT_JOB, data, opts: { jobId: eventJobId(data) } };
-      }),
-    );
+  async enqueueMissing(jobs: DeliveryJob[]): Promise<number> {
+    return this.addMissing(jobs.map((data) => ({ name: DELIVER_JOB, data, opts: { jobId: deliveryJobId(data) } })));
   }
 
   private async addMissing(jobs: AttemptAdd[]): Promise<number> {
@@ -135,7 +96,7 @@ export class DeliveryQueue implements OnModuleDestroy {
   }
 
   /** Drops a pending attempt (after a cancel); a job already running is left to find the call cancelled. */
-  async remove(job: Pick<DeliverToolCallJob, 'callId' | 'round' | 'n'>): Promise<void> {
+  async remove(job: DeliveryJob): Promise<void> {
     const removed = this.queue.remove(deliveryJobId(job));
     await withinMs(removed, 2 * REQUEST_COMMAND_TIMEOUT_MS, 'removing a job').catch(() => undefined);
   }

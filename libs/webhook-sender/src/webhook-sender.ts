@@ -39,7 +39,7 @@ type Ending =
 
 /**
  * Makes one attempt: POST the exact body, follow no redirect, stop at the attempt timeout, read at
- * most 1 MiB, and classify the outcome (WEBHOOKS.md). Never throws for what the handler did.
+ * most 1 MiB, and classify the outcome (docs/webhooks.md). Never throws for what the handler did.
  *
  * On undici's `dispatch` with a handler that gathers the answer's bytes itself: `request` would wrap each
  * attempt in a body stream, an async iterator over it and an abort signal, and cost twice the client CPU per

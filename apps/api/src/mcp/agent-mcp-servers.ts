@@ -21,7 +21,7 @@ import {
   type ToolCallInput,
 } from '../../../../libs/domain/src/index.js';
 import { presentAgentTool } from '../agents/agents.presenter.js';
-import { CallEvents } from '../../../../libs/broadcast/src/index.js';
+import { CallSignals } from '../../../../libs/broadcast/src/index.js';
 import {
   CALL_STATUS_TOOL,
   answerCallStatus,
@@ -82,7 +82,7 @@ export class AgentMcpServers {
   constructor(
     @Inject(ENV) private readonly env: Env,
     private readonly runAgentMcpCall: RunAgentMcpCall,
-    private readonly events: CallEvents,
+    private readonly signals: CallSignals,
     private readonly getAgentToolCall: GetAgentToolCall,
     private readonly tasks: AgentMcpTasks,
   ) {}
@@ -174,9 +174,9 @@ export class AgentMcpServers {
     const onClientGone = () => abort.abort();
     ctx.mcpReq.signal.addEventListener('abort', onClientGone);
     const requestKey = mcpRequestKey(agent, session.clientSessionId, ctx.mcpReq.id);
-    const stopCancelListener = await this.events.onCancel(requestKey, () => abort.abort());
+    const stopCancelListener = await this.signals.onCancel(requestKey, () => abort.abort());
     const progressToken = ctx.mcpReq._meta?.progressToken;
-    // Progress from retries or an app's MCP server reaches the client paced and cut (PRODUCT.md limits).
+    // Progress from retries or an app's MCP server reaches the client paced and cut (docs/product.md limits).
     const limiter =
       progressToken === undefined
         ? undefined
@@ -232,7 +232,7 @@ export class AgentMcpServers {
     const onClientGone = () => abort.abort();
     ctx.mcpReq.signal.addEventListener('abort', onClientGone);
     const requestKey = mcpRequestKey(session.agent, session.clientSessionId, ctx.mcpReq.id);
-    const stopCancelListener = await this.events.onCancel(requestKey, () => abort.abort());
+    const stopCancelListener = await this.signals.onCancel(requestKey, () => abort.abort());
     try {
       const deadlineS = this.env.MCP_WAIT_DEADLINE_S;
       return await answerCallStatus(this.getAgentToolCall, session.agent, params.arguments, {

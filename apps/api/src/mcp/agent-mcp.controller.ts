@@ -12,7 +12,7 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ENV, type Env } from '../../../../libs/config/src/index.js';
 import { AgentToolsets, type FieldProblem, unstorableJsonProblems } from '../../../../libs/domain/src/index.js';
-import { CallEvents } from '../../../../libs/broadcast/src/index.js';
+import { CallSignals } from '../../../../libs/broadcast/src/index.js';
 import { AgentAuth, type AgentIdentity, Auth } from '../common/auth.guard.js';
 import { Problems } from '../common/openapi.js';
 import { problem } from '../common/problem-details.filter.js';
@@ -70,7 +70,7 @@ export class AgentMcpController {
     @Inject(ENV) env: Env,
     servers: AgentMcpServers,
     private readonly toolsets: AgentToolsets,
-    private readonly events: CallEvents,
+    private readonly signals: CallSignals,
   ) {
     this.handler = toNodeHandler(
       createMcpHandler((ctx) => servers.build((ctx.authInfo?.extra as { session: AgentMcpSession }).session)),
@@ -124,7 +124,7 @@ export class AgentMcpController {
     const clientSessionId = clientSessionOf(req);
     if (isCancellation(req.body)) {
       // Best effort: while Redis is away a cancel cannot travel, and the call still ends at its deadline.
-      await this.events
+      await this.signals
         .publishCancel(mcpRequestKey(agent, clientSessionId, req.body.params.requestId))
         .catch(() => undefined);
       void res.code(202).send();

@@ -7,7 +7,11 @@ import {
   mcpToolDefinition,
   sameDefinition,
 } from '../approvals/tool-definition.js';
-import { type EffectiveParameter, type ConfiguredParameter, effectiveParameters } from '../calls/tool-arguments.js';
+import {
+  type EffectiveParameter,
+  type ConfiguredParameter,
+  effectiveParameters,
+} from '../calls/accepting/tool-arguments.js';
 import { instanceStatus } from '../instances/tool-instance.js';
 import { agentFacingBaseName, resolveAgentFacingNames } from '../naming.js';
 import { httpToolFromRow, type HttpToolRecord } from '../tools/http-tool-record.js';

@@ -28,7 +28,7 @@ export function isAllowedMcpAuthHeader(name: string): boolean {
   return !(RESERVED_MCP_HEADERS as readonly string[]).includes(lower) && !lower.startsWith(INTERNAL_MCP_HEADER_PREFIX);
 }
 
-/** The range of an app's MCP call deadline, in seconds (PRODUCT.md: 30 s by default, at most 120 s). */
+/** The range of an app's MCP call deadline, in seconds (docs/product.md: 30 s by default, at most 120 s). */
 export const MCP_CALL_TIMEOUT_RANGE_S = { min: 1, max: 120 } as const;
 
 /** The deadline of an app's MCP calls, in seconds: its own, else the deployment's default (MCP_CALL_TIMEOUT_S). */

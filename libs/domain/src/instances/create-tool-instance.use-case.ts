@@ -8,7 +8,7 @@ import {
 } from '../../../persistence/src/index.js';
 import { SecretBox } from '../../../secrets/src/index.js';
 import { type ToolDefinitionSeen, httpToolDefinition, mcpToolDefinition } from '../approvals/tool-definition.js';
-import { configuredParameterProblems } from '../calls/tool-arguments.js';
+import { configuredParameterProblems } from '../calls/accepting/tool-arguments.js';
 import { DomainError, assertNoProblems } from '../errors.js';
 import { newId } from '../ids.js';
 import { FindInstallation } from '../projects/find-installation.use-case.js';

@@ -1,5 +1,5 @@
 import type { ToolInstance } from '../../../persistence/src/index.js';
-import { type ConfiguredParameter, configuredParameterProblems } from '../calls/tool-arguments.js';
+import { type ConfiguredParameter, configuredParameterProblems } from '../calls/accepting/tool-arguments.js';
 import type { FieldProblem } from '../errors.js';
 import type { ToolParameter } from '../tools/http-tool.js';
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type ToolInstance, ToolInstancesRepository } from '../../../persistence/src/index.js';
 import { SecretBox } from '../../../secrets/src/index.js';
-import { configuredParameterProblems } from '../calls/tool-arguments.js';
+import { configuredParameterProblems } from '../calls/accepting/tool-arguments.js';
 import { DomainError, assertNoProblems } from '../errors.js';
 import { AgentToolsets } from '../agents/agent-toolsets.js';
 import { httpToolFromRow } from '../tools/http-tool-record.js';

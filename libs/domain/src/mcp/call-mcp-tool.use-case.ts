@@ -13,8 +13,9 @@ import {
 } from '../../../mcp/src/index.js';
 import { Metrics } from '../../../observability/src/index.js';
 import { agentKey } from '../agents/agent-ref.js';
-import { AttemptRecorder } from '../calls/attempt-recorder.js';
-import type { AttemptFailure, AttemptSuccess, MadeAttempt } from '../calls/call-transitions.js';
+import { AttemptRecorder, callAttemptEntry } from '../calls/delivering/attempt-recorder.js';
+import { AttemptLog } from '../delivery/attempt-log.js';
+import type { AttemptFailure, AttemptSuccess, MadeAttempt } from '../calls/delivering/call-transitions.js';
 import { capErrorText, describeMcpError, findCause } from './mcp-error.js';
 import { mcpCallTimeoutS } from '../apps/agent-tools-settings.js';
 import { McpTargets } from './mcp-targets.js';
@@ -46,6 +47,7 @@ export class CallMcpTool {
     private readonly clients: McpClients,
     private readonly targets: McpTargets,
     private readonly recorder: AttemptRecorder,
+    private readonly log: AttemptLog,
     private readonly metrics: Metrics,
   ) {}
 
@@ -61,12 +63,14 @@ export class CallMcpTool {
     const started = performance.now();
     const answer = await this.send(call, app, options);
     const made: MadeAttempt = { call, n: 1, sentAt, durationMs: Math.round(performance.now() - started) };
-    if ('success' in answer) {
-      this.metrics.mcpCalls.inc({ outcome: 'success' });
-      return this.recorder.handleSuccess(made, answer.success);
-    }
-    this.metrics.mcpCalls.inc({ outcome: answer.failure.outcome });
-    return this.recorder.handleFailure(made, answer.failure);
+    this.metrics.mcpCalls.inc({ outcome: 'success' in answer ? 'success' : answer.failure.outcome });
+    const recorded =
+      'success' in answer
+        ? await this.recorder.handleSuccess(made, answer.success)
+        : await this.recorder.handleFailure(made, answer.failure);
+    // Not a webhook, so not the engine's: told by the same attempt log all deliveries are.
+    this.log.record(callAttemptEntry(recorded.call, recorded.attempt));
+    return recorded.call;
   }
 
   /** Sends the call; what the server or the way to it did is an answer, never a throw. */

@@ -35,7 +35,7 @@ export function modelContent<T>(content: readonly T[]): (T | { type: 'text'; tex
 }
 
 /**
- * An MCP tool result as one string for a model (API.md `result_text`): text blocks joined by a
+ * An MCP tool result as one string for a model (docs/api.md `result_text`): text blocks joined by a
  * blank line; structured content as JSON text only where there is no text block; an embedded
  * resource as its text; a resource link as its name and URI; what cannot be passed as text
  * (image, audio, binary resource) as a line that names it. Nothing is dropped silently: past 16

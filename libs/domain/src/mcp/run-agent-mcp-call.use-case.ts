@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { type ToolCall, isTerminal } from '../../../persistence/src/index.js';
 import type { AgentRef } from '../agents/agent-ref.js';
-import { AcceptToolCall, type ToolCallInput } from '../calls/accept-tool-call.use-case.js';
-import { AgentWaits } from '../calls/agent-waits.js';
-import { AwaitToolCall } from '../calls/await-tool-call.use-case.js';
-import { CancelToolCall } from '../calls/cancel-tool-call.use-case.js';
+import { AcceptToolCall, type ToolCallInput } from '../calls/accepting/accept-tool-call.use-case.js';
+import { AgentWaits } from '../calls/reading/agent-waits.js';
+import { AwaitToolCall } from '../calls/reading/await-tool-call.use-case.js';
+import { CancelToolCall } from '../calls/delivering/cancel-tool-call.use-case.js';
 import { DomainError } from '../errors.js';
 
 /** One progress step of an agent's MCP call: an MCP tool's own progress, or a retry of an HTTP tool. */

@@ -8,7 +8,7 @@ import { OlderDefinitionCounts } from '../approvals/older-definition-counts.js';
 import { httpToolDefinition } from '../approvals/tool-definition.js';
 import { type HttpToolDefinition, toolDefinitionProblems } from './http-tool.js';
 import { type HttpToolRead, httpToolColumns, httpToolFromRow } from './http-tool-record.js';
-import type { ConfiguredParameter } from '../calls/tool-arguments.js';
+import type { ConfiguredParameter } from '../calls/accepting/tool-arguments.js';
 import { configurationProblemOf } from '../instances/tool-instance.js';
 
 /** Any field but `name`; null clears an optional field. */

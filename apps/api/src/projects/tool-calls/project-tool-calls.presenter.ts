@@ -11,6 +11,7 @@ export function presentProjectCall(call: ProjectToolCall) {
       status: event.status,
       created_at: event.createdAt.toISOString(),
       finished_at: event.finishedAt?.toISOString() ?? null,
+      error: event.error ?? null,
       attempts: event.attempts.map(presentAttempt),
     })),
   };

@@ -30,6 +30,10 @@ export const ProjectToolCallResponseSchema = ToolCallWithAttemptsResponseSchema.
         status: z.enum(CALL_STATUSES),
         created_at: z.string(),
         finished_at: z.string().nullable(),
+        error: z
+          .object({ kind: z.string(), message: z.string(), http_status: z.number().int().optional() })
+          .nullable()
+          .meta({ description: 'Why the event failed or was cancelled, with what the endpoint said; null otherwise' }),
         attempts: z.array(EventAttemptSchema),
       }),
     )

@@ -6,7 +6,8 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createTaskSessionFromClient, resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { AgentToolsets } from '../../libs/domain/src/index.js';
 import { agentFacingPrefix, agentWithTools, httpTool } from '../support/fixtures.js';
 import { eventually } from '../support/eventually.js';
 import { connectAgentMcp } from '../support/mcp-clients.js';
@@ -110,6 +111,26 @@ describe('a wait tool as a task', () => {
       expect((await session.task(taskId).snapshot()).status).toBe('completed');
     } finally {
       await session.close();
+      await client.close();
+    }
+  }, 30_000);
+
+  it("is accepted on the toolset its request loaded: the agent's toolset is read once per tools/call", async () => {
+    const path = '/tasks/once';
+    flaky(path, 0);
+    const ctx = await waitAgent(path);
+    const client = await v1Client(stack.api, ctx.agentId, ctx.agent);
+    await client.listTools();
+    const loads = vi.spyOn(stack.api.app.get(AgentToolsets), 'load');
+    try {
+      const stream = client.experimental.tasks.callToolStream({ name: ctx.tool, arguments: { customer_id: 'c1' } });
+      for await (const message of stream) if (message.type === 'taskCreated') break;
+      expect(loads).toHaveBeenCalledTimes(1);
+      loads.mockClear();
+      await client.callTool({ name: ctx.tool, arguments: { customer_id: 'c2' } });
+      expect(loads).toHaveBeenCalledTimes(1);
+    } finally {
+      loads.mockRestore();
       await client.close();
     }
   }, 30_000);

@@ -7,6 +7,7 @@ import {
   isTerminal,
 } from '../../../../libs/domain/src/index.js';
 import { type McpCallResult, finishedCallResult, textResult } from './agent-mcp-results.js';
+import { refusalResult } from './mcp-refusals.js';
 
 /**
  * The endpoint's own tool that finishes a `wait` call which outlived the MCP deadline. No
@@ -76,7 +77,7 @@ export async function answerCallStatus(
       structuredContent: { call_id: call.id, status: call.status },
     };
   } catch (error) {
-    if (error instanceof DomainError) return textResult(`${CALL_STATUS_TOOL}: ${error.detail}`, true);
+    if (error instanceof DomainError) return refusalResult(CALL_STATUS_TOOL, error);
     throw error;
   }
 }

@@ -1,5 +1,5 @@
 import type { ToolCall } from '../../../../libs/persistence/src/index.js';
-import { DomainError, EMPTY_RESULT_TEXT, ErrorCode, modelContent } from '../../../../libs/domain/src/index.js';
+import { EMPTY_RESULT_TEXT, modelContent } from '../../../../libs/domain/src/index.js';
 
 export interface McpCallResult {
   content: Record<string, unknown>[];
@@ -63,13 +63,4 @@ function inModelParts(result: McpCallResult, text: string | null | undefined): M
   const content = Array.isArray(result.content) ? result.content : [];
   if (content.length === 0) return { ...result, content: [{ type: 'text', text: text || EMPTY_RESULT_TEXT }] };
   return { ...result, content: modelContent(content) };
-}
-
-/** A refused call (unknown tool, a state rule, invalid arguments) as text that tells the model what to fix. */
-export function refusalResult(toolName: string, error: DomainError): McpCallResult {
-  if (error.code === ErrorCode.ValidationFailed && error.errors) {
-    const problems = error.errors.map((p) => `${p.path}: ${p.message}`).join('; ');
-    return textResult(`The call of "${toolName}" was refused, nothing was sent: ${problems}.`, true);
-  }
-  return textResult(`The call of "${toolName}" was refused, nothing was sent: ${error.detail}`, true);
 }

@@ -29,7 +29,8 @@ import {
   offersCallStatus,
   stillRunningResult,
 } from './agent-mcp-call-status.js';
-import { type McpCallResult, finishedCallResult, refusalResult, textResult, withCallId } from './agent-mcp-results.js';
+import { type McpCallResult, finishedCallResult, textResult, withCallId } from './agent-mcp-results.js';
+import { refusedCallResult } from './mcp-refusals.js';
 import { type Progress, ProgressLimiter } from './progress-limiter.js';
 import { AgentMcpTasks, TASK_CAPABILITIES, TaskIdParams, asksForTask, createdTaskResult } from './agent-mcp-tasks.js';
 
@@ -159,7 +160,7 @@ export class AgentMcpServers {
     try {
       dialogId = mcpDialogId(meta?.[DIALOG_ID_META], agent, session.clientSessionId);
     } catch (error) {
-      if (error instanceof DomainError) return refusalResult(params.name, error);
+      if (error instanceof DomainError) return refusedCallResult(params.name, error);
       throw error;
     }
     const input = {
@@ -169,7 +170,7 @@ export class AgentMcpServers {
       arguments: params.arguments,
     };
     const waitTool = this.viewOf(session.toolset).waitTools.has(params.name);
-    if (waitTool && asksForTask(params)) return this.callAsTask(agent, input);
+    if (waitTool && asksForTask(params)) return this.callAsTask(session, input);
     const abort = new AbortController();
     const onClientGone = () => abort.abort();
     ctx.mcpReq.signal.addEventListener('abort', onClientGone);
@@ -185,6 +186,7 @@ export class AgentMcpServers {
           );
     try {
       const outcome = await this.runAgentMcpCall.execute(agent, input, {
+        toolset: session.toolset,
         holdsWaitSlot: waitTool,
         deadlineMs: this.env.MCP_WAIT_DEADLINE_S * 1000,
         signal: abort.signal,
@@ -192,9 +194,11 @@ export class AgentMcpServers {
       });
       switch (outcome.kind) {
         case 'refused':
-          return refusalResult(params.name, outcome.error);
+          return refusedCallResult(params.name, outcome.error);
         case 'finished':
           return finishedCallResult(outcome.call);
+        case 'task':
+          return createdTaskResult(outcome.call);
         case 'background':
           return withCallId(
             textResult(
@@ -217,13 +221,9 @@ export class AgentMcpServers {
    * A wait call run as a task: accepted and answered at once with its task (the call's id); the request's end or
    * cancellation does not touch it, only `tasks/cancel` does. A refused call has no task: it is answered as refused.
    */
-  private async callAsTask(agent: AgentRef, input: ToolCallInput): Promise<McpCallResult> {
-    const outcome = await this.runAgentMcpCall.execute(agent, input, {
-      holdsWaitSlot: false,
-      deadlineMs: 0,
-      signal: new AbortController().signal,
-    });
-    return outcome.kind === 'refused' ? refusalResult(input.tool, outcome.error) : createdTaskResult(outcome.call);
+  private async callAsTask(session: AgentMcpSession, input: ToolCallInput): Promise<McpCallResult> {
+    const outcome = await this.runAgentMcpCall.startTask(session.agent, input, session.toolset);
+    return outcome.kind === 'refused' ? refusedCallResult(input.tool, outcome.error) : createdTaskResult(outcome.call);
   }
 
   /** `toolgate-call-status`: waits for one of the agent's calls; the client's cancellation ends the wait, not the call. */

@@ -12,13 +12,13 @@ import { ENV, type Env } from '../../../../libs/config/src/index.js';
 import {
   type AgentRef,
   CancelToolCall,
-  DomainError,
   ErrorCode,
   GetAgentToolCall,
   isTerminal,
 } from '../../../../libs/domain/src/index.js';
 import type { ToolCall } from '../../../../libs/persistence/src/index.js';
 import { type McpCallResult, finishedCallResult, textResult, withCallId } from './agent-mcp-results.js';
+import { refusalError } from './mcp-refusals.js';
 
 /** What the endpoint tells a 2025-11-25 client of its tasks: `tools/call` as a task, and `tasks/cancel`. */
 export const TASK_CAPABILITIES: NonNullable<ServerCapabilities['tasks']> = {
@@ -117,10 +117,7 @@ export class AgentMcpTasks {
     try {
       return taskOf(await this.cancelToolCall.execute(agent, taskId, 'cancelled by the MCP client (tasks/cancel)'));
     } catch (error) {
-      if (error instanceof DomainError && error.code === ErrorCode.Conflict) {
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Cannot cancel task ${taskId}: ${error.detail}`);
-      }
-      throw asProtocolError(error);
+      throw refusalError(error, { ...TASK_NOT_FOUND, [ErrorCode.Conflict]: `Cannot cancel task ${taskId}` });
     }
   }
 
@@ -128,16 +125,9 @@ export class AgentMcpTasks {
     try {
       return await this.getAgentToolCall.execute(agent, taskId, waitMs, signal);
     } catch (error) {
-      throw asProtocolError(error);
+      throw refusalError(error, TASK_NOT_FOUND);
     }
   }
 }
 
-/** A refusal of the domain (not found, too many waits) as the JSON-RPC error a task request answers with. */
-function asProtocolError(error: unknown): unknown {
-  if (!(error instanceof DomainError)) return error;
-  if (error.code === ErrorCode.NotFound) {
-    return new ProtocolError(ProtocolErrorCode.InvalidParams, `Task not found: ${error.detail}`);
-  }
-  return new ProtocolError(ProtocolErrorCode.InvalidRequest, error.detail);
-}
+const TASK_NOT_FOUND = { [ErrorCode.NotFound]: 'Task not found' };

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type ToolCall, isTerminal } from '../../../persistence/src/index.js';
 import type { AgentRef } from '../agents/agent-ref.js';
+import type { AgentTool } from '../agents/agent-tool.js';
 import { AcceptToolCall, type ToolCallInput } from '../calls/accepting/accept-tool-call.use-case.js';
 import { AgentWaits } from '../calls/reading/agent-waits.js';
 import { AwaitToolCall } from '../calls/reading/await-tool-call.use-case.js';
@@ -15,6 +16,8 @@ export interface AgentMcpProgress {
 }
 
 export interface AgentMcpCallOptions {
+  /** The agent's toolset as this request loaded it: the call is found in it, not in a second load. */
+  toolset: readonly AgentTool[];
   /** Whether the tool is a `wait` tool: the call then holds one of the agent's wait slots while it blocks. */
   holdsWaitSlot: boolean;
   deadlineMs: number;
@@ -28,6 +31,7 @@ export type AgentMcpCallOutcome =
   | { kind: 'refused'; error: DomainError }
   | { kind: 'finished'; call: ToolCall }
   | { kind: 'background'; call: ToolCall }
+  | { kind: 'task'; call: ToolCall }
   | { kind: 'still-running'; call: ToolCall };
 
 /**
@@ -44,6 +48,19 @@ export class RunAgentMcpCall {
     private readonly waits: AgentWaits,
   ) {}
 
+  /**
+   * A `wait` call run as an MCP task: accepted, and answered at once with the call (its task); its attempts go on
+   * whatever becomes of the request, until the call ends or `tasks/cancel` stops it.
+   */
+  async startTask(agent: AgentRef, input: ToolCallInput, toolset: readonly AgentTool[]): Promise<AgentMcpCallOutcome> {
+    try {
+      return { kind: 'task', call: await this.acceptToolCall.execute(agent, input, {}, toolset) };
+    } catch (error) {
+      if (error instanceof DomainError) return { kind: 'refused', error };
+      throw error;
+    }
+  }
+
   async execute(agent: AgentRef, input: ToolCallInput, options: AgentMcpCallOptions): Promise<AgentMcpCallOutcome> {
     const { signal, onProgress } = options;
     let releaseWait: () => void = () => undefined;
@@ -51,7 +68,7 @@ export class RunAgentMcpCall {
       let call: ToolCall;
       try {
         if (options.holdsWaitSlot) releaseWait = this.waits.acquire(agent);
-        call = await this.acceptToolCall.execute(agent, input, { signal, onprogress: onProgress });
+        call = await this.acceptToolCall.execute(agent, input, { signal, onprogress: onProgress }, options.toolset);
       } catch (error) {
         if (error instanceof DomainError) return { kind: 'refused', error };
         throw error;

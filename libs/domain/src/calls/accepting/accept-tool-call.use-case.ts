@@ -47,9 +47,17 @@ export class AcceptToolCall {
     private readonly firstAttempts: FirstAttempts,
   ) {}
 
-  /** `mcp` passes a deadline, progress and cancellation through to an MCP tool. */
-  async execute(agent: AgentRef, input: ToolCallInput, mcp: Partial<McpCallOptions> = {}): Promise<ToolCall> {
-    const toolset = await this.toolsets.load(agent);
+  /**
+   * `mcp` passes a deadline, progress and cancellation through to an MCP tool; `toolset` is the agent's toolset when
+   * the caller loaded it already for this request (the MCP endpoint does), so it is read once.
+   */
+  async execute(
+    agent: AgentRef,
+    input: ToolCallInput,
+    mcp: Partial<McpCallOptions> = {},
+    toolset?: readonly AgentTool[],
+  ): Promise<ToolCall> {
+    toolset ??= await this.toolsets.load(agent);
     const target = toolset.find((tool) => tool.name === input.tool);
     if (!target) {
       const callable = toolset.filter((t) => t.refusal === null).map((t) => t.name);

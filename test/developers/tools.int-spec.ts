@@ -34,13 +34,16 @@ async function createApp(options: { embeddedPage?: boolean } = {}) {
 const validTool = httpTool;
 
 /** Gives `count` agents' instances of a tool, as projects will (seeded: the project routes come with the pipeline). */
-async function seedInstances(appId: string, toolId: string, agents: string[]) {
-  const installationId = newId('inst');
-  await api.sql('INSERT INTO installations (id, project_id, app_id) VALUES ($1, $2, $3)', [
-    installationId,
-    `p_${installationId}`,
-    appId,
-  ]);
+/** Instances of the tool for `agents`, in a new project of their own that installed the app; its installation id. */
+async function seedInstances(appId: string, toolId: string, agents: string[], installed?: string) {
+  const installationId = installed ?? newId('inst');
+  if (!installed) {
+    await api.sql('INSERT INTO installations (id, project_id, app_id) VALUES ($1, $2, $3)', [
+      installationId,
+      `p_${installationId}`,
+      appId,
+    ]);
+  }
   for (const agentId of agents) {
     await api.sql(
       `INSERT INTO tool_instances (id, project_id, agent_id, installation_id, app_id, tool_kind, tool_name, http_tool_id, updated_at)
@@ -48,6 +51,7 @@ async function seedInstances(appId: string, toolId: string, agents: string[]) {
       [newId('ti'), `p_${installationId}`, agentId, installationId, appId, toolId],
     );
   }
+  return installationId;
 }
 
 describe('creating HTTP tools', () => {
@@ -318,10 +322,14 @@ describe('listing, updating and deleting HTTP tools', () => {
     ).body;
     const patch = (body: unknown) =>
       api.request('PATCH', `/v1/apps/${app.id}/tools/${tool.id}`, { token: alice, body });
-    await seedInstances(app.id, tool.id, ['agent_1', 'agent_2']);
+    const installation = await seedInstances(app.id, tool.id, ['agent_1', 'agent_2']);
     expect((await patch({ allow_multiple: false })).status).toBe(200);
     expect((await patch({ allow_multiple: true })).status).toBe(200);
+    // An agent of another project that has the same id is another agent: one instance each is not "multiple".
     await seedInstances(app.id, tool.id, ['agent_1']);
+    expect((await patch({ allow_multiple: false })).status).toBe(200);
+    expect((await patch({ allow_multiple: true })).status).toBe(200);
+    await seedInstances(app.id, tool.id, ['agent_1'], installation);
     const refused = await patch({ allow_multiple: false });
     expect(refused.status).toBe(409);
     expect(refused.body.detail).toMatch(/an agent has 2 instances/);

@@ -124,10 +124,10 @@ export class ToolInstancesRepository {
     return this.prisma.toolInstance.count({ where: { httpToolId } });
   }
 
-  /** The largest number of instances of this tool that one agent has. */
+  /** The largest number of instances of this tool that one agent (of one project: agent ids are the project's) has. */
   async maxPerAgentForHttpTool(httpToolId: string): Promise<number> {
     const groups = await this.prisma.toolInstance.groupBy({
-      by: ['agentId'],
+      by: ['projectId', 'agentId'],
       where: { httpToolId },
       _count: { _all: true },
       orderBy: { _count: { agentId: 'desc' } },

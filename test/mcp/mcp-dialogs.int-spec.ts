@@ -86,4 +86,22 @@ describe('a call over the MCP endpoint', () => {
     });
     expect(handler.at('/dialogs')).toHaveLength(before);
   });
+
+  it("carries the lead it names in _meta, and is refused, nothing sent, when that lead is not a lead's id", async () => {
+    await withClient('v1', async (client) => {
+      const before = handler.at('/dialogs').length;
+      const named = { name: tool, arguments: { customer_id: 'c1' }, _meta: { 'toolgate/lead_id': 'lead-7' } };
+      expect((await client.callTool(named)).isError).toBeFalsy();
+      expect(handler.at('/dialogs')[before].event.lead_id).toBe('lead-7');
+      for (const lead of [42, '', 'l'.repeat(201), { id: 'x' }]) {
+        const params = { name: tool, arguments: { customer_id: 'c1' }, _meta: { 'toolgate/lead_id': lead } };
+        const result = await client.callTool(params);
+        expect(result.isError).toBe(true);
+        expect(result.content[0].text).toContain(
+          "_meta.toolgate/lead_id: must be the lead's id, a string of 1 to 200 characters, or left out",
+        );
+      }
+      expect(handler.at('/dialogs')).toHaveLength(before + 1);
+    });
+  });
 });

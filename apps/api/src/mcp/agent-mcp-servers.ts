@@ -16,7 +16,9 @@ import {
   DIALOG_ID_META,
   DomainError,
   GetAgentToolCall,
+  LEAD_ID_META,
   mcpDialogId,
+  mcpLeadId,
   RunAgentMcpCall,
   type ToolCallInput,
 } from '../../../../libs/domain/src/index.js';
@@ -156,19 +158,18 @@ export class AgentMcpServers {
     const agent = session.agent;
     // `_meta`: MCP's field for what a request carries beside its arguments.
     const { _meta: meta } = params;
-    let dialogId: string;
+    let input: ToolCallInput;
     try {
-      dialogId = mcpDialogId(meta?.[DIALOG_ID_META], agent, session.clientSessionId);
+      input = {
+        tool: params.name,
+        dialog_id: mcpDialogId(meta?.[DIALOG_ID_META], agent, session.clientSessionId),
+        lead_id: mcpLeadId(meta?.[LEAD_ID_META]),
+        arguments: params.arguments,
+      };
     } catch (error) {
       if (error instanceof DomainError) return refusedCallResult(params.name, error);
       throw error;
     }
-    const input = {
-      tool: params.name,
-      dialog_id: dialogId,
-      lead_id: metaString(meta, 'toolgate/lead_id'),
-      arguments: params.arguments,
-    };
     const waitTool = this.viewOf(session.toolset).waitTools.has(params.name);
     if (waitTool && asksForTask(params)) return this.callAsTask(session, input);
     const abort = new AbortController();
@@ -245,9 +246,4 @@ export class AgentMcpServers {
       ctx.mcpReq.signal.removeEventListener('abort', onClientGone);
     }
   }
-}
-
-function metaString(meta: Record<string, unknown> | undefined, key: string): string | undefined {
-  const value = meta?.[key];
-  return typeof value === 'string' && value.length > 0 && value.length <= 200 ? value : undefined;
 }

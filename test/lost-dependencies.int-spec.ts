@@ -61,7 +61,19 @@ describe('while Redis is down', () => {
       const body = { tool: prefix + name, dialog_id: 'd', arguments: { customer_id: 'c' } };
       return stack.api.request('POST', `${ctx.base}/tool-calls`, { token: ctx.agent, body });
     };
-    // Warm up (connections open, toolset cached) so that what follows measures the outage only.
+    // Limits counted in Redis: while it is down they are not enforced (a limit never loses a call).
+    const limited = await stack.api.request('PATCH', `/v1/apps/${ctx.app.id}`, {
+      token: ctx.dev,
+      body: { delivery_limits: { max_in_flight: 1, max_per_second: 1 } },
+    });
+    expect(limited.status, limited.text).toBe(200);
+    const quota = await stack.api.request('PUT', `/v1/projects/${ctx.projectId}/limits`, {
+      token: ctx.project,
+      body: { agent_calls_per_minute: 1 },
+    });
+    expect(quota.status, quota.text).toBe(200);
+    // Warm up (connections open, toolset cached) so that what follows measures the outage only. The agent's quota
+    // of one call a minute is used up by it.
     expect((await call('instant_tool')).status).toBe(200);
 
     await redis.stop();

@@ -529,6 +529,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{project_id}/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the project's call quotas in force
+         * @description The project's own, else the defaults.
+         */
+        get: operations["getProjectLimits"];
+        /**
+         * Set the project's call quotas
+         * @description Calls accepted per agent and per project in a sliding minute, over REST and MCP and every API replica; a call over a quota answers 429 with Retry-After. Replaces both; null (or omitted) falls back to the default.
+         */
+        put: operations["putProjectLimits"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/agents/{agent_id}/tools": {
         parameters: {
             query?: never;
@@ -816,6 +840,11 @@ export interface operations {
                                 /** @description The deadline of its MCP calls, in seconds */
                                 mcp_call_timeout_s: number;
                             };
+                            /** @description null: no limit */
+                            delivery_limits: {
+                                max_in_flight: number | null;
+                                max_per_second: number | null;
+                            };
                             created_at: string;
                             updated_at: string;
                         }[];
@@ -900,6 +929,11 @@ export interface operations {
                             mode: "constructor" | "mcp";
                             /** @description The deadline of its MCP calls, in seconds */
                             mcp_call_timeout_s: number;
+                        };
+                        /** @description null: no limit */
+                        delivery_limits: {
+                            max_in_flight: number | null;
+                            max_per_second: number | null;
                         };
                         created_at: string;
                         updated_at: string;
@@ -1002,6 +1036,11 @@ export interface operations {
                             mode: "constructor" | "mcp";
                             /** @description The deadline of its MCP calls, in seconds */
                             mcp_call_timeout_s: number;
+                        };
+                        /** @description null: no limit */
+                        delivery_limits: {
+                            max_in_flight: number | null;
+                            max_per_second: number | null;
                         };
                         created_at: string;
                         updated_at: string;
@@ -1139,6 +1178,13 @@ export interface operations {
                     /** @description The configurator page; null removes it */
                     embedded_page_url?: string | null;
                     developer_page_url?: string | null;
+                    /** @description Limits across every API and worker process. Omitted (or a field of it omitted): the stored value stays; null: no limit. */
+                    delivery_limits?: {
+                        /** @description At most this many of the app's webhooks and MCP requests open at once; null: no limit */
+                        max_in_flight?: number | null;
+                        /** @description At most this many started in any second; null: no limit */
+                        max_per_second?: number | null;
+                    } | null;
                 };
             };
         };
@@ -1161,6 +1207,11 @@ export interface operations {
                             mode: "constructor" | "mcp";
                             /** @description The deadline of its MCP calls, in seconds */
                             mcp_call_timeout_s: number;
+                        };
+                        /** @description null: no limit */
+                        delivery_limits: {
+                            max_in_flight: number | null;
+                            max_per_second: number | null;
                         };
                         created_at: string;
                         updated_at: string;
@@ -2756,6 +2807,15 @@ export interface operations {
             };
             /** @description A field cannot be taken: `errors[]` names each */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many (waits, an app's delivery limits, call quotas): retry after Retry-After seconds */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4686,6 +4746,156 @@ export interface operations {
             };
         };
     };
+    getProjectLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The quotas in force */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description In force: the project's, else DEFAULT_AGENT_CALLS_PER_MINUTE; null: no quota */
+                        agent_calls_per_minute: number | null;
+                        /** @description In force: the project's, else DEFAULT_PROJECT_CALLS_PER_MINUTE; null: no quota */
+                        project_calls_per_minute: number | null;
+                    };
+                };
+            };
+            /** @description No bearer token, or one that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is not for this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is down: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putProjectLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Calls a minute (sliding) of each agent of the project; null or omitted: the deployment's default, if any
+                     * @example 60
+                     */
+                    agent_calls_per_minute?: number | null;
+                    /**
+                     * @description Calls a minute (sliding) of all the agents of the project together; null or omitted: the deployment's default, if any
+                     * @example 60
+                     */
+                    project_calls_per_minute?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The quotas in force */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description In force: the project's, else DEFAULT_AGENT_CALLS_PER_MINUTE; null: no quota */
+                        agent_calls_per_minute: number | null;
+                        /** @description In force: the project's, else DEFAULT_PROJECT_CALLS_PER_MINUTE; null: no quota */
+                        project_calls_per_minute: number | null;
+                    };
+                };
+            };
+            /** @description The request cannot be read (malformed JSON, a bad header) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is not for this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A field cannot be taken: `errors[]` names each */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is down: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listAgentTools: {
         parameters: {
             query?: never;
@@ -4875,6 +5085,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many (waits, an app's delivery limits, call quotas): retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description A dependency is down: retry after Retry-After seconds */
             503: {
                 headers: {
@@ -4965,7 +5184,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many at once: retry after Retry-After seconds */
+            /** @description Too many (waits, an app's delivery limits, call quotas): retry after Retry-After seconds */
             429: {
                 headers: {
                     [name: string]: unknown;

@@ -28,6 +28,7 @@ import { AgentMcpServers } from './mcp/agent-mcp-servers.js';
 import { AgentMcpTasks } from './mcp/agent-mcp-tasks.js';
 import { ProjectsController } from './projects/projects.controller.js';
 import { EventEndpointController } from './projects/event-endpoint/event-endpoint.controller.js';
+import { ProjectLimitsController } from './projects/limits/project-limits.controller.js';
 import { ProjectToolCallsController } from './projects/tool-calls/project-tool-calls.controller.js';
 
 @Module({})
@@ -58,6 +59,7 @@ export class ApiModule {
         ProjectsController,
         ProjectToolCallsController,
         EventEndpointController,
+        ProjectLimitsController,
         AgentsController,
         AgentMcpController,
       ],

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { DelayedError, type Job, Worker } from 'bullmq';
 import { ENV, type Env } from '../../../libs/config/src/index.js';
-import { DeliveryGate } from '../../../libs/domain/src/index.js';
+import { DeliveryGate, DeliveryHeldBack } from '../../../libs/domain/src/index.js';
 import {
   JOB_NAMES,
   TOOL_CALL_DELIVERY_QUEUE,
@@ -87,6 +87,11 @@ export class QueueConsumer implements OnApplicationBootstrap, OnApplicationShutd
     }
     try {
       return await processor.process(job, admission);
+    } catch (error) {
+      if (!(error instanceof DeliveryHeldBack)) throw error;
+      // Held back by the app's delivery limits: not an attempt (none was taken), so no attempt of BullMQ's either.
+      await job.moveToDelayed(Date.now() + error.retryInMs, token);
+      throw new DelayedError();
     } finally {
       admission.release();
     }

@@ -85,6 +85,9 @@ export const EnvSchema = z
     APP_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(25),
     API_DELIVERY_CONCURRENCY: z.coerce.number().int().min(0).max(1000).default(50),
     PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+    // A project's call quotas where it sets none of its own (PUT /v1/projects/{id}/limits); unset: no quota.
+    DEFAULT_AGENT_CALLS_PER_MINUTE: z.coerce.number().int().min(1).optional(),
+    DEFAULT_PROJECT_CALLS_PER_MINUTE: z.coerce.number().int().min(1).optional(),
     // The deadline of the MCP calls of an app that sets no mcp_call_timeout_s of its own.
     MCP_CALL_TIMEOUT_S: z.coerce.number().min(1).max(120).default(30),
     // Below the 60 s common MCP clients wait before they give up and cancel the request.

@@ -19,6 +19,9 @@ import { ToolCallBodies } from './calls/accepting/tool-call-request.js';
 import { ToolCallDelivery } from './calls/delivering/tool-call-delivery.js';
 import { AttemptLog } from './delivery/attempt-log.js';
 import { DeliveryEngine } from './delivery/delivery-engine.js';
+import { DeliveryLimits } from './delivery/delivery-limits.js';
+import { CallQuotas } from './projects/call-quotas.js';
+import { GetProjectLimits, PutProjectLimits } from './projects/project-limits.use-case.js';
 import { DELIVERY_KINDS, type DeliveryKinds } from './delivery/delivery-kinds.js';
 import { ReconcileDeliveries } from './delivery/reconcile-deliveries.use-case.js';
 import { SignedSender } from './delivery/signed-sender.js';
@@ -108,6 +111,10 @@ const useCases = [
   ToolCallDelivery,
   CallFinishedDelivery,
   DeliveryEngine,
+  DeliveryLimits,
+  CallQuotas,
+  GetProjectLimits,
+  PutProjectLimits,
   ReconcileDeliveries,
   FirstAttempts,
   IdempotentRequests,

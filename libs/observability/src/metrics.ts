@@ -66,6 +66,22 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly deliveriesLimited = new Counter({
+    name: 'toolgate_delivery_limited_total',
+    help:
+      "Requests to apps' handlers and MCP servers an app's delivery limits held back (a queued attempt, started " +
+      'later) or refused (an instant or MCP call, answered 429), by app, reason (in_flight, per_second) and outcome.',
+    labelNames: ['app_id', 'reason', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly callsOverQuota = new Counter({
+    name: 'toolgate_call_quota_refused_total',
+    help: "Calls refused (429) by a project's call quotas, by quota (agent_calls_per_minute, project_calls_per_minute).",
+    labelNames: ['quota'] as const,
+    registers: [this.registry],
+  });
+
   readonly mcpCalls = new Counter({
     name: 'toolgate_mcp_calls_total',
     help: "Calls to apps' MCP servers, by outcome.",

@@ -20,6 +20,13 @@ const GET_BY_ID: Statement = {
   text: `SELECT ${selectList(APP_COLUMNS)} FROM apps WHERE id = $1`,
 };
 
+/** An app's delivery limits, read by every process that sends to it (DeliveryLimits caches them a moment). */
+const GET_DELIVERY_LIMITS: Statement = {
+  name: 'apps_get_delivery_limits',
+  text: `SELECT delivery_max_in_flight AS "maxInFlight", delivery_max_per_second AS "maxPerSecond" FROM apps
+    WHERE id = $1`,
+};
+
 /** Apps, always looked up by their owner first: another developer's app is simply not found. */
 @Injectable()
 export class AppsRepository {
@@ -101,5 +108,14 @@ export class AppsRepository {
   async getById(appId: string): Promise<App | null> {
     const [app] = await this.db.rows<App>(GET_BY_ID, [appId]);
     return app ?? null;
+  }
+
+  /** The app's delivery limits (null: none); null when there is no such app. */
+  async deliveryLimits(appId: string): Promise<{ maxInFlight: number | null; maxPerSecond: number | null } | null> {
+    const [limits] = await this.db.rows<{ maxInFlight: number | null; maxPerSecond: number | null }>(
+      GET_DELIVERY_LIMITS,
+      [appId],
+    );
+    return limits ?? null;
   }
 }

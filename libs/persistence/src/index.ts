@@ -33,3 +33,4 @@ export type {
   ToolInstance,
 } from './generated/client.js';
 export type { OverdueCall } from './sql-columns.js';
+export * from './project-limits.repository.js';

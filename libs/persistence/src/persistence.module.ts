@@ -4,6 +4,7 @@ import { AppsRepository } from './apps.repository.js';
 import { ApprovedToolDefinitionsRepository } from './approved-tool-definitions.repository.js';
 import { CallEventLedger } from './call-event-ledger.js';
 import { EventEndpointsRepository } from './event-endpoints.repository.js';
+import { ProjectLimitsRepository } from './project-limits.repository.js';
 import { DatabaseHealthRepository } from './database-health.repository.js';
 import { EncryptedColumnsRepository } from './encrypted-columns.repository.js';
 import { FinishedToolCallsRepository } from './finished-tool-calls.repository.js';
@@ -31,6 +32,7 @@ const repositories = [
   IdempotencyKeysRepository,
   FinishedToolCallsRepository,
   EventEndpointsRepository,
+  ProjectLimitsRepository,
   CallEventLedger,
 ];
 

@@ -98,6 +98,8 @@ export const APP_COLUMNS: Columns<App> = {
   mcpSnapshotFailures: 'mcp_snapshot_failures',
   mcpSnapshotRetryAt: 'mcp_snapshot_retry_at',
   mcpCallTimeoutS: 'mcp_call_timeout_s',
+  deliveryMaxInFlight: 'delivery_max_in_flight',
+  deliveryMaxPerSecond: 'delivery_max_per_second',
   createdAt: 'created_at',
   updatedAt: 'updated_at',
 };

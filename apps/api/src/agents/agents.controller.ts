@@ -49,7 +49,7 @@ export class AgentsController {
   @Operation('callTool', 'Call a tool', 'instant: 200 with the outcome; wait and background: 202 queued.')
   @Answers(200, CallAnswerSchema, 'An instant call finished: its outcome')
   @Answers(202, CallAnswerSchema, 'A wait or background call, queued')
-  @Problems(400, 409, 413, 422)
+  @Problems(400, 409, 413, 422, 429)
   @ApiBody({ schema: jsonSchemaOf(ToolCallSchema) })
   @IdempotencyKeyHeader()
   async call(

@@ -34,7 +34,7 @@ const PROBLEM_DESCRIPTIONS: Record<ProblemStatus, string> = {
   413: 'The body is larger than 1 MiB',
   422: 'A field cannot be taken: `errors[]` names each',
   428: 'Destructive: repeat with ?confirm=true',
-  429: 'Too many at once: retry after Retry-After seconds',
+  429: "Too many (waits, an app's delivery limits, call quotas): retry after Retry-After seconds",
   503: 'A dependency is down: retry after Retry-After seconds',
 };
 

@@ -3,11 +3,13 @@ import { type App, AppsRepository, HttpToolsRepository } from '../../../persiste
 import { DomainError } from '../errors.js';
 import { FindOwnedApp } from './find-owned-app.js';
 import { AgentToolsets } from '../agents/agent-toolsets.js';
+import { DeliveryLimits } from '../delivery/delivery-limits.js';
 
 export interface UpdateAppInput {
   display_name?: string;
   embedded_page_url?: string | null;
   developer_page_url?: string | null;
+  delivery_limits?: { max_in_flight?: number | null; max_per_second?: number | null } | null;
 }
 
 @Injectable()
@@ -17,6 +19,7 @@ export class UpdateApp {
     private readonly tools: HttpToolsRepository,
     private readonly findOwnedApp: FindOwnedApp,
     private readonly toolsets: AgentToolsets,
+    private readonly limits: DeliveryLimits,
   ) {}
 
   async execute(developerId: string, appId: string, input: UpdateAppInput): Promise<App> {
@@ -35,9 +38,21 @@ export class UpdateApp {
       displayName: input.display_name,
       embeddedPageUrl: input.embedded_page_url,
       developerPageUrl: input.developer_page_url,
+      ...limitColumns(input.delivery_limits),
     });
     if (!updated) throw DomainError.notFound(`App "${appId}"`);
+    // This process applies new limits at once; the others within DeliveryLimits' cache time.
+    if (input.delivery_limits !== undefined) this.limits.forget(appId);
     if (input.display_name !== undefined) await this.toolsets.invalidateApp(appId);
     return updated;
   }
+}
+
+/** The columns a PATCH's `delivery_limits` sets: null clears both, an omitted field keeps its value. */
+function limitColumns(limits: UpdateAppInput['delivery_limits']) {
+  if (limits === undefined) return {};
+  return {
+    deliveryMaxInFlight: limits === null ? null : limits.max_in_flight,
+    deliveryMaxPerSecond: limits === null ? null : limits.max_per_second,
+  };
 }

@@ -13,6 +13,8 @@ export interface GateCaps {
 /** A delivery slot held at the gate: released once the handler answered (release is idempotent). */
 export interface DeliverySlot {
   release(): void;
+  /** Told right before the request goes out (a rate counts the moment requests leave). */
+  starting?(): Promise<void>;
 }
 
 /** What a delivery is told at the gate: run with a slot, or wait outside the process and ask again. */

@@ -15,6 +15,7 @@ import { Metrics } from '../../../observability/src/index.js';
 import { agentKey } from '../agents/agent-ref.js';
 import { AttemptRecorder, callAttemptEntry } from '../calls/delivering/attempt-recorder.js';
 import { AttemptLog } from '../delivery/attempt-log.js';
+import type { DeliverySlot } from '../delivery/delivery-gate.js';
 import type { AttemptFailure, AttemptSuccess, MadeAttempt } from '../calls/delivering/call-transitions.js';
 import { capErrorText, describeMcpError, findCause } from './mcp-error.js';
 import { mcpCallTimeoutS } from '../apps/agent-tools-settings.js';
@@ -57,11 +58,20 @@ export class CallMcpTool {
     return Math.min(options.timeoutMs ?? appTimeoutMs, MCP_CALL_MAX_TIMEOUT_MS);
   }
 
-  /** Makes the call's one attempt; the call was stored already in progress, `app` is its app as the agent's toolset holds it. */
-  async execute(call: ToolCall, app: App, options: Partial<McpCallOptions> = {}): Promise<ToolCall> {
+  /**
+   * Makes the call's one attempt; the call was stored already in progress, `app` is its app as the agent's toolset
+   * holds it. `slot` (of the app's delivery limits, DeliveryEngine.openNow) is released once the server answered.
+   */
+  async execute(call: ToolCall, app: App, options: Partial<McpCallOptions> = {}, slot?: DeliverySlot) {
     const sentAt = new Date();
     const started = performance.now();
-    const answer = await this.send(call, app, options);
+    let answer: McpAnswer;
+    try {
+      await slot?.starting?.();
+      answer = await this.send(call, app, options);
+    } finally {
+      slot?.release();
+    }
     const made: MadeAttempt = { call, n: 1, sentAt, durationMs: Math.round(performance.now() - started) };
     this.metrics.mcpCalls.inc({ outcome: 'success' in answer ? 'success' : answer.failure.outcome });
     const recorded =

@@ -14,6 +14,7 @@ export function presentApp(app: App, defaultMcpCallTimeoutS: number) {
       mode: app.agentToolsMode,
       mcp_call_timeout_s: mcpCallTimeoutS(app, defaultMcpCallTimeoutS),
     },
+    delivery_limits: { max_in_flight: app.deliveryMaxInFlight, max_per_second: app.deliveryMaxPerSecond },
     created_at: app.createdAt.toISOString(),
     updated_at: app.updatedAt.toISOString(),
   };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   AGENT_TOOLS_MODES,
+  DELIVERY_LIMIT_RANGES,
   AUTH_HEADER_VALUE_ACTIONS,
   MCP_CALL_TIMEOUT_RANGE_S,
   isAllowedMcpAuthHeader,
@@ -24,6 +25,33 @@ export const UpdateAppSchema = z.strictObject({
   display_name: text(1, 100).optional(),
   embedded_page_url: HttpUrl.nullable().optional().meta({ description: 'The configurator page; null removes it' }),
   developer_page_url: HttpUrl.nullable().optional(),
+  delivery_limits: z
+    .strictObject({
+      max_in_flight: limit('max_in_flight', DELIVERY_LIMIT_RANGES.maxInFlight).meta({
+        description: "At most this many of the app's webhooks and MCP requests open at once; null: no limit",
+      }),
+      max_per_second: limit('max_per_second', DELIVERY_LIMIT_RANGES.maxPerSecond).meta({
+        description: 'At most this many started in any second; null: no limit',
+      }),
+    })
+    .nullable()
+    .optional()
+    .meta({
+      description:
+        'Limits across every API and worker process. Omitted (or a field of it omitted): the stored value stays; ' +
+        'null: no limit.',
+    }),
+});
+
+/** A delivery limit: a whole number in `range`, or null (no limit); omitted keeps the stored one. */
+function limit(name: string, range: { min: number; max: number }) {
+  const words = `${name} must be a whole number from ${range.min} to ${range.max}, or null for no limit`;
+  return z.number({ error: words }).int(words).min(range.min, words).max(range.max, words).nullable().optional();
+}
+
+const DeliveryLimitsResponseSchema = z.object({
+  max_in_flight: z.number().nullable(),
+  max_per_second: z.number().nullable(),
 });
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
@@ -80,6 +108,7 @@ export const AppResponseSchema = z.object({
     mode: z.enum(AGENT_TOOLS_MODES),
     mcp_call_timeout_s: z.number().meta({ description: 'The deadline of its MCP calls, in seconds' }),
   }),
+  delivery_limits: DeliveryLimitsResponseSchema.meta({ description: 'null: no limit' }),
   created_at: z.string(),
   updated_at: z.string(),
 });

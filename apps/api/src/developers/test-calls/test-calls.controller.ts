@@ -25,7 +25,7 @@ export class TestCallsController {
     'One instant attempt through the real path, whatever the tool mode; agent_id and dialog_id are "test".',
   )
   @Answers(200, CallAnswerSchema, 'The attempt made: its outcome, as an instant call answers')
-  @Problems(400, 413, 422)
+  @Problems(400, 413, 422, 429)
   @ApiBody({ schema: jsonSchemaOf(TestCallSchema) })
   async create(
     @DeveloperId() developerId: string,

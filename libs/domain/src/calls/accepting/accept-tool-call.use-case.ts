@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { type NewToolCall, type ToolCall, ToolCallLedger } from '../../../../persistence/src/index.js';
-import { DeliveryQueue, toolCallJob } from '../../../../queue/src/index.js';
+import { DeliveryQueue, appLane, toolCallJob } from '../../../../queue/src/index.js';
 import { Metrics } from '../../../../observability/src/index.js';
 import type { AgentTool } from '../../agents/agent-tool.js';
 import { type AgentRef, AgentToolsets } from '../../agents/agent-toolsets.js';
@@ -11,6 +11,7 @@ import { DomainError, assertNoProblems } from '../../errors.js';
 import { newId, uuidv7 } from '../../ids.js';
 import { attemptDeadline } from '../delivering/call-transitions.js';
 import { FirstAttempts } from './first-attempts.js';
+import { CallQuotas } from '../../projects/call-quotas.js';
 import { DeliveryEngine } from '../../delivery/delivery-engine.js';
 import { ToolCallBodies } from './tool-call-request.js';
 import { ToolCallDelivery } from '../delivering/tool-call-delivery.js';
@@ -28,9 +29,11 @@ export interface ToolCallInput {
 
 /**
  * Accepts an agent's call: finds the tool by its agent-facing name, refuses what cannot run now (409) or invalid
- * arguments (422) before anything is sent, and stores the call. Then an instant call (an MCP tool's too) is stored
- * in progress and its one attempt made here; a queued one (wait, background) is stored queued, and its first
- * attempt made by this process right after the answer while it has a free slot (FirstAttempts), else queued.
+ * arguments (422) before anything is sent, and a call over its project's quotas (429, CallQuotas), and stores the
+ * call. Then an instant call (an MCP tool's too) opens a slot of its app's delivery limits (429 when none opens in
+ * 2 s, before anything is stored), is stored in progress and its one attempt made here; a queued one (wait,
+ * background) is stored queued, and its first attempt made by this process right after the answer while it has a
+ * free slot (FirstAttempts), else queued.
  */
 @Injectable()
 export class AcceptToolCall {
@@ -45,6 +48,7 @@ export class AcceptToolCall {
     private readonly bodies: ToolCallBodies,
     private readonly mcpArguments: McpArgumentChecks,
     private readonly firstAttempts: FirstAttempts,
+    private readonly quotas: CallQuotas,
   ) {}
 
   /**
@@ -73,6 +77,7 @@ export class AcceptToolCall {
     const tool = target.tool;
     if (!tool) throw DomainError.conflict(`Tool "${input.tool}" cannot be called now.`);
     assertNoProblems(argumentProblems(target.parameters, input.arguments));
+    await this.quotas.admit(agent);
 
     const draft = this.draft(agent, input, target, {
       toolKind: 'http',
@@ -87,11 +92,14 @@ export class AcceptToolCall {
     // Built once and stored with the call: every attempt and every replay sends these bytes.
     const { body, bodyEnc } = await this.bodies.build(draft, target.instance);
     if (tool.execution_mode === 'instant') {
-      const call = await this.calls.create(inProgress(draft, bodyEnc));
-      return this.engine.attempt(
-        this.toolCalls,
-        this.toolCalls.prepared(call, target.instance.installation.app, body, 1),
-      );
+      const slot = await this.engine.openNow(appLane(draft.appId), draft.attemptTimeoutS * 1000);
+      try {
+        const call = await this.calls.create(inProgress(draft, bodyEnc));
+        const app = target.instance.installation.app;
+        return await this.engine.attempt(this.toolCalls, this.toolCalls.prepared(call, app, body, 1), slot);
+      } finally {
+        slot.release();
+      }
     }
     const call = await this.calls.create({ ...draft, bodyEnc, status: 'queued', attemptDeadline: null });
     if (this.firstAttempts.offer(call)) {
@@ -112,6 +120,7 @@ export class AcceptToolCall {
   ): Promise<ToolCall> {
     const args = mcpArgumentsObject(input.arguments);
     if (target.mcp) assertNoProblems(await this.mcpArguments.problems(target.mcp, args));
+    await this.quotas.admit(agent);
     const timeoutMs = this.callMcpTool.timeoutMs(target.instance.installation.app, mcp);
     const draft = this.draft(agent, input, target, {
       toolKind: 'mcp',
@@ -122,9 +131,14 @@ export class AcceptToolCall {
       handlerUrl: target.instance.installation.app.mcpUrl,
       arguments: args,
     });
-    const call = await this.calls.create(inProgress(draft, null));
-    this.metrics.callsAccepted.inc({ mode: 'instant', kind: 'mcp' });
-    return this.callMcpTool.execute(call, target.instance.installation.app, mcp);
+    const slot = await this.engine.openNow(appLane(draft.appId), timeoutMs);
+    try {
+      const call = await this.calls.create(inProgress(draft, null));
+      this.metrics.callsAccepted.inc({ mode: 'instant', kind: 'mcp' });
+      return await this.callMcpTool.execute(call, target.instance.installation.app, mcp, slot);
+    } finally {
+      slot.release();
+    }
   }
 
   /** An accepted call, due now as attempt 1 of round 1, with a fresh UUIDv7 event id. */

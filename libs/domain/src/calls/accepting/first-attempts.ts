@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { ENV, type Env } from '../../../../config/src/index.js';
 import type { ToolCall } from '../../../../persistence/src/index.js';
-import { toolCallJob } from '../../../../queue/src/index.js';
-import { DeliveryEngine } from '../../delivery/delivery-engine.js';
+import { DeliveryQueue, toolCallJob } from '../../../../queue/src/index.js';
+import { DeliveryEngine, DeliveryHeldBack } from '../../delivery/delivery-engine.js';
 import { DeliveryGate } from '../../delivery/delivery-gate.js';
 
 /**
@@ -22,6 +22,7 @@ export class FirstAttempts implements OnModuleDestroy {
   constructor(
     @Inject(ENV) env: Env,
     private readonly engine: DeliveryEngine,
+    private readonly queue: DeliveryQueue,
   ) {
     this.gate = new DeliveryGate({
       inFlight: env.API_DELIVERY_CONCURRENCY,
@@ -36,6 +37,11 @@ export class FirstAttempts implements OnModuleDestroy {
     if (!slot) return false;
     const run = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => this.engine.deliverQueued(toolCallJob(call, 1), slot))
+      .catch(async (error: unknown) => {
+        // Held back by the app's delivery limits (nothing taken): a worker starts it once the limit allows.
+        if (!(error instanceof DeliveryHeldBack)) throw error;
+        await this.queue.enqueue(toolCallJob(call, 1), new Date(Date.now() + error.retryInMs));
+      })
       .then(
         () => undefined,
         (error: unknown) =>

@@ -17,6 +17,7 @@ import { agentFacingBaseName } from '../../naming.js';
 import { type HttpToolRecord, httpToolFromRow } from '../../tools/http-tool-record.js';
 import { attemptDeadline } from '../delivering/call-transitions.js';
 import { DeliveryEngine } from '../../delivery/delivery-engine.js';
+import { appLane } from '../../../../queue/src/index.js';
 import { ToolCallBodies } from './tool-call-request.js';
 import { ToolCallDelivery } from '../delivering/tool-call-delivery.js';
 import { argumentProblems, effectiveParameters, mcpArgumentsObject, normalizeArguments } from './tool-arguments.js';
@@ -74,8 +75,13 @@ export class TestToolCall {
       arguments: normalizeArguments(input.arguments),
     });
     const { body, bodyEnc } = await this.bodies.buildGiven(draft, input.configuration, input.private_data);
-    const call = await this.calls.create({ ...draft, bodyEnc });
-    return this.engine.attempt(this.toolCalls, this.toolCalls.prepared(call, app, body, 1));
+    const slot = await this.engine.openNow(appLane(app.id), draft.attemptTimeoutS * 1000);
+    try {
+      const call = await this.calls.create({ ...draft, bodyEnc });
+      return await this.engine.attempt(this.toolCalls, this.toolCalls.prepared(call, app, body, 1), slot);
+    } finally {
+      slot.release();
+    }
   }
 
   private async tryMcpTool(app: App, tool: McpToolSnapshot, input: TestCallInput): Promise<ToolCall> {
@@ -88,8 +94,13 @@ export class TestToolCall {
       handlerUrl: app.mcpUrl,
       arguments: args,
     });
-    const call = await this.calls.create({ ...draft, bodyEnc: null });
-    return this.callMcpTool.execute(call, app);
+    const slot = await this.engine.openNow(appLane(app.id), draft.attemptTimeoutS * 1000);
+    try {
+      const call = await this.calls.create({ ...draft, bodyEnc: null });
+      return await this.callMcpTool.execute(call, app, {}, slot);
+    } finally {
+      slot.release();
+    }
   }
 }
 

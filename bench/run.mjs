@@ -19,6 +19,7 @@ import {
   fairnessFixtures,
   instantLatency,
   instantThroughput,
+  instantThroughputLimited,
   mainFixtures,
   mcpProxy,
   queuedBacklog,
@@ -380,6 +381,11 @@ async function main() {
     [
       ['1', 'instant call latency, 1 client', instantLatency],
       ['2', 'instant call throughput, 50 clients', instantThroughput],
+      [
+        '2l',
+        'instant call throughput, 50 clients: no limits (floor) / delivery limits and quotas set',
+        instantThroughputLimited,
+      ],
       ['5', 'MCP proxy (echo)', mcpProxy],
       ['6', 'agent tools/list, 100 tools', toolsList],
       ['3', queuedTitle, (c, run, signal) => queuedThroughput(c, run, signal, { workFloor: true })],
@@ -619,6 +625,18 @@ function tableLines() {
     }),
   );
   if (results['2']) L.push(stackCpuLine('2', 0.5));
+  L.push(
+    line('2l', 'calls/s, limits set (never reached) against none', {
+      floor: 'none_rate',
+      tg: 'set_rate',
+      unit: '/s',
+      vs: 'ratio',
+      vsUnit: '×',
+      goal: 'none ≥ 1,800 calls/s',
+      met: () => check(med('2l', 'none_rate'), (v) => v >= 1800),
+    }),
+  );
+  L.push(line('2l', 'p99 under load', { floor: 'none_p99', tg: 'set_p99' }));
   for (const id of ['3', '3b'].filter((k) => results[k])) {
     L.push(
       line(id, 'end to end, calls/s', {
@@ -789,7 +807,7 @@ function tableLines() {
       met: () => check(med('8', 'ratio_p99'), (v) => v <= 2),
     }),
   );
-  const order = ['1', '2', '3', '3b', '3c', '4', '4b', '4c', '5', '6', '7', '8'];
+  const order = ['1', '2', '2l', '3', '3b', '3c', '4', '4b', '4c', '5', '6', '7', '8'];
   // Array#sort is stable: the lines of a row keep their order.
   return L.filter((l) => results[l.id]).sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
 }
@@ -842,6 +860,8 @@ function cpuRows() {
   add('1', 'instant latency: Toolgate', 'cpu_tg', 'call');
   add('2', 'instant throughput: floor', 'cpu_floor', 'request');
   add('2', 'instant throughput: Toolgate', 'cpu_tg', 'call');
+  add('2l', 'instant throughput: no limits', 'cpu_none', 'call');
+  add('2l', 'instant throughput: limits set', 'cpu_set', 'call');
   add('3', 'queued: floor (BullMQ)', 'cpu_floor', 'job');
   add('3', 'queued: Toolgate', 'cpu_tg', 'call');
   add('3', 'queued: floor of its work (accepting / delivering process in api / worker)', 'cpu_work_floor', 'call');

@@ -7,7 +7,7 @@ import { Redis } from 'ioredis';
 import { Client, Pool } from 'undici';
 import { CALL_ARGUMENTS, WEBHOOK_BODY } from './lib/body.mjs';
 import { cpuProbe } from './lib/cpu.mjs';
-import { agentWith, constructorApp, httpTool, mcpApp, mcpConnect } from './lib/fixtures.mjs';
+import { agentWith, constructorApp, httpTool, mcpApp, mcpConnect, projectToken } from './lib/fixtures.mjs';
 import { inParallel, paced } from './lib/load.mjs';
 import { rssMiB, sampleRss } from './lib/procs.mjs';
 import { startInstantFloor, startMcpFloor, startQueuedFloor } from './lib/stack.mjs';
@@ -293,8 +293,23 @@ export async function mainFixtures(ctx) {
     names.map((name) => httpTool(name, `${handler.url}/ok/many`, 'instant')),
   );
   const manyAgent = await agentWith(stack, many.app, names);
+  // Row 2l: the same tool of an app with delivery limits, called by an agent of a project with quotas, all set so
+  // high that none is reached (the cost of checking them).
+  const limited = await constructorApp(stack, 'limited', [httpTool('ping', `${handler.url}/ok/limited`, 'instant')]);
+  await stack.client.call('PATCH', `/v1/apps/${limited.app.id}`, {
+    token: limited.dev,
+    body: { delivery_limits: { max_in_flight: 1000, max_per_second: 10_000 } },
+    expect: 200,
+  });
+  const limitedAgent = await agentWith(stack, limited.app, ['ping']);
+  await stack.client.call('PUT', `/v1/projects/${limitedAgent.projectId}/limits`, {
+    token: await projectToken(limitedAgent.projectId),
+    body: { agent_calls_per_minute: 100_000_000, project_calls_per_minute: 100_000_000 },
+    expect: 200,
+  });
   return {
     instant: { ...instantAgent, tool: `${instant.prefix}ping` },
+    limited: { ...limitedAgent, tool: `${limited.prefix}ping` },
     mcp: { ...mcpAgent, tool: `${mcp.prefix}echo` },
     many: { ...manyAgent, count: names.length },
   };
@@ -433,6 +448,53 @@ export async function instantThroughput(ctx, run, signal) {
   } finally {
     await Promise.all([floorPool.close(), tgPool.close(), workPool?.close()]);
     await workFloor?.proc.stop();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2l. instant call throughput with limits set (never reached) and with none, on one stack
+
+/**
+ * Row 2's load, alternating between the agent whose app and project set no limits and the one whose app sets
+ * delivery limits and whose project sets quotas (each far above the load): what checking them costs per call.
+ * @param {RowContext} ctx
+ * @param {number} run
+ * @param {AbortSignal} signal
+ * @returns {Promise<RowRun>}
+ */
+export async function instantThroughputLimited(ctx, run, signal) {
+  const { cfg } = ctx;
+  const fx = mainFx(ctx);
+  const pool = new Pool(ctx.stack.baseUrl, { connections: cfg.clients, keepAliveTimeout: 30_000 });
+  const warm = Math.min(500, Math.ceil(cfg.throughputN / 4));
+  try {
+    const plainReq = toolCallRequest(fx.instant, fx.instant.tool, 'limits-none');
+    const limitedReq = toolCallRequest(fx.limited, fx.limited.tool, 'limits-set');
+    await saturate(pool, plainReq, warm, cfg.clients, okInstant, signal);
+    await saturate(pool, limitedReq, warm, cfg.clients, okInstant, signal);
+    let cpu = cpuProbe(pidsOf(ctx));
+    const none = await saturate(pool, plainReq, cfg.throughputN, cfg.clients, okInstant, signal);
+    const noneCpu = cpu.stop(cfg.throughputN);
+    cpu = cpuProbe(pidsOf(ctx));
+    const set = await saturate(pool, limitedReq, cfg.throughputN, cfg.clients, okInstant, signal);
+    const setCpu = cpu.stop(cfg.throughputN);
+    const notes = [];
+    if (none.errors) notes.push(`no limits: ${none.errors} calls not 200 succeeded (first: ${none.firstError})`);
+    if (set.errors) notes.push(`limits set: ${set.errors} calls not 200 succeeded (first: ${set.firstError})`);
+    return {
+      metrics: {
+        none_rate: none.rate,
+        set_rate: set.rate,
+        ratio: set.rate / none.rate,
+        none_p99: none.p99,
+        set_p99: set.p99,
+        cpu_none: noneCpu,
+        cpu_set: setCpu,
+      },
+      notes,
+    };
+  } finally {
+    await pool.close();
   }
 }
 

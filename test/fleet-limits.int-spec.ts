@@ -87,6 +87,8 @@ describe("an app's delivery limits, across two APIs and two workers", () => {
     const ctx = await agentWithTools(apiA, [httpTool()]);
     const read = await apiB.request('GET', `/v1/apps/${ctx.app.id}`, { token: ctx.dev });
     expect(read.body.delivery_limits).toEqual({ max_in_flight: null, max_per_second: null });
+    const never = await apiB.request('GET', `/v1/apps/${ctx.app.id}/delivery-limits`, { token: ctx.dev });
+    expect(never.body).toEqual({ max_in_flight: null, max_per_second: null, last_held_back_at: null });
 
     const set = await apiA.request('PATCH', `/v1/apps/${ctx.app.id}`, {
       token: ctx.dev,
@@ -202,6 +204,11 @@ describe("an app's delivery limits, across two APIs and two workers", () => {
       ctx.app.id,
     ]);
     expect(rows[0].n).toBe(1);
+    // The developer sees when the limit last held one back.
+    const status = await apiA.request('GET', `/v1/apps/${ctx.app.id}/delivery-limits`, { token: ctx.dev });
+    expect(status.status).toBe(200);
+    expect(status.body).toMatchObject({ max_in_flight: 1, max_per_second: null });
+    expect(Date.now() - Date.parse(status.body.last_held_back_at)).toBeLessThan(10_000);
     // The slot is free again: the next call goes through.
     handler.on(path, () => ({ status: 200, body: '{}', headers: { 'content-type': 'application/json' } }));
     expect((await ctx.call(apiB, 3)).status).toBe(200);

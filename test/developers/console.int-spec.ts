@@ -70,6 +70,11 @@ describe('the developer console', () => {
     });
     handler.secrets = [app.webhook_secret];
     handler.on(path, ({ attempt }) => (attempt === 1 ? { status: 404 } : { status: 200, body: '"found"' }));
+    const limited = await stack.api.request('PATCH', `/v1/apps/${app.id}`, {
+      token: dev,
+      body: { delivery_limits: { max_in_flight: 2 } },
+    });
+    expect(limited.status).toBe(200);
 
     const page: Page = await browser.newPage();
     const problems: string[] = [];
@@ -80,6 +85,10 @@ describe('the developer console', () => {
     expect(await page.$eval(`a[data-app="${app.id}"]`, (a) => a.textContent)).toContain('Console Shop');
     await page.click(`a[data-app="${app.id}"]`);
     await page.waitForFunction(`document.querySelector('#tools')?.textContent?.includes('find_customer')`);
+    await page.waitForFunction(`document.querySelector('#app-limits')?.textContent?.includes('last held back')`);
+    expect(await page.$eval('#app-limits', (el) => el.textContent)).toBe(
+      'Delivery limits: 2 in flight, no rate; last held back: never (30 days).',
+    );
 
     await page.click('#test-arguments', { count: 3 });
     await page.keyboard.press('Backspace');

@@ -95,6 +95,26 @@ export interface paths {
         patch: operations["updateApp"];
         trace?: never;
     };
+    "/v1/apps/{app_id}/delivery-limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the app's delivery limits and when they last held a request back
+         * @description The limits are set with PATCH /v1/apps/{app_id} (delivery_limits).
+         */
+        get: operations["getDeliveryLimits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/apps/{app_id}/webhook-secret/rotate": {
         parameters: {
             query?: never;
@@ -1274,6 +1294,69 @@ export interface operations {
             };
             /** @description A field cannot be taken: `errors[]` names each */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is down: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getDeliveryLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                app_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The limits (null: none) and when they last held one back */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        max_in_flight: number | null;
+                        max_per_second: number | null;
+                        /** @description When a limit last held a request back or refused a call (kept 30 days); null: not since */
+                        last_held_back_at: string | null;
+                    };
+                };
+            };
+            /** @description No bearer token, or one that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is not for this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found, or not yours */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -20,6 +20,7 @@ import { ToolCallDelivery } from './calls/delivering/tool-call-delivery.js';
 import { AttemptLog } from './delivery/attempt-log.js';
 import { DeliveryEngine } from './delivery/delivery-engine.js';
 import { DeliveryLimits } from './delivery/delivery-limits.js';
+import { GetDeliveryLimits } from './apps/get-delivery-limits.use-case.js';
 import { CallQuotas } from './projects/call-quotas.js';
 import { GetProjectLimits, PutProjectLimits } from './projects/project-limits.use-case.js';
 import { DELIVERY_KINDS, type DeliveryKinds } from './delivery/delivery-kinds.js';
@@ -112,6 +113,7 @@ const useCases = [
   CallFinishedDelivery,
   DeliveryEngine,
   DeliveryLimits,
+  GetDeliveryLimits,
   CallQuotas,
   GetProjectLimits,
   PutProjectLimits,

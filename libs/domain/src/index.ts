@@ -48,6 +48,7 @@ export * from './calls/delivering/attempt-recorder.js';
 export * from './calls/delivering/call-transitions.js';
 export * from './delivery/delivery-gate.js';
 export * from './delivery/delivery-limits.js';
+export * from './apps/get-delivery-limits.use-case.js';
 export * from './projects/call-quotas.js';
 export * from './projects/project-limits.use-case.js';
 export * from './calls/delivering/finished-calls.js';

@@ -14,6 +14,7 @@ export const CONSOLE_HTML = `<!doctype html>
 <section><h2>Apps</h2><ul id="apps"></ul></section>
 <section id="app" hidden>
   <h2 id="app-title"></h2>
+  <p id="app-limits"></p>
   <h3>Tools</h3><ul id="tools"></ul>
   <h3>Test call</h3>
   <form id="test-form">
@@ -139,6 +140,11 @@ async function openApp(app) {
     for (const tool of mcp.data) names.push(tool.name);
   }
   $('tools').replaceChildren(...names.map((name) => element('li', name)));
+  const limits = await api('GET', '/v1/apps/' + app.id + '/delivery-limits');
+  $('app-limits').textContent = 'Delivery limits: ' +
+    (limits.max_in_flight === null ? 'no cap on requests in flight' : limits.max_in_flight + ' in flight') + ', ' +
+    (limits.max_per_second === null ? 'no rate' : limits.max_per_second + ' a second') + '; last held back: ' +
+    (limits.last_held_back_at === null ? 'never (30 days)' : limits.last_held_back_at) + '.';
   $('test-tool').replaceChildren(...names.map((name) => element('option', name, { value: name })));
   await loadCalls();
 }

@@ -6,6 +6,7 @@ import {
   DeleteApp,
   ExchangeLaunchCode,
   FindOwnedApp,
+  GetDeliveryLimits,
   ListApps,
   PutAgentToolsSettings,
   RotateWebhookSecret,
@@ -23,6 +24,7 @@ import {
   AppResponseSchema,
   CreateAppSchema,
   CreatedAppResponseSchema,
+  DeliveryLimitsStatusResponseSchema,
   PutAgentToolsSchema,
   RotatedSecretResponseSchema,
   UpdateAppSchema,
@@ -43,6 +45,7 @@ export class AppsController {
     private readonly listApps: ListApps,
     private readonly findOwnedApp: FindOwnedApp,
     private readonly updateApp: UpdateApp,
+    private readonly getDeliveryLimitsOf: GetDeliveryLimits,
     private readonly deleteApp: DeleteApp,
     private readonly rotateWebhookSecret: RotateWebhookSecret,
     private readonly putAgentToolsSettings: PutAgentToolsSettings,
@@ -97,6 +100,18 @@ export class AppsController {
     @Body(new ZodValidationPipe(UpdateAppSchema)) body: z.output<typeof UpdateAppSchema>,
   ) {
     return presentApp(await this.updateApp.execute(developerId, appId, body), this.env.MCP_CALL_TIMEOUT_S);
+  }
+
+  @Get(':app_id/delivery-limits')
+  @Operation(
+    'getDeliveryLimits',
+    "Read the app's delivery limits and when they last held a request back",
+    'The limits are set with PATCH /v1/apps/{app_id} (delivery_limits).',
+  )
+  @Answers(200, DeliveryLimitsStatusResponseSchema, 'The limits (null: none) and when they last held one back')
+  @Problems(404)
+  getDeliveryLimits(@DeveloperId() developerId: string, @Param('app_id') appId: string) {
+    return this.getDeliveryLimitsOf.execute(developerId, appId);
   }
 
   @Delete(':app_id')

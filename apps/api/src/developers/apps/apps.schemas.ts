@@ -54,6 +54,13 @@ const DeliveryLimitsResponseSchema = z.object({
   max_per_second: z.number().nullable(),
 });
 
+export const DeliveryLimitsStatusResponseSchema = DeliveryLimitsResponseSchema.extend({
+  last_held_back_at: z
+    .string()
+    .nullable()
+    .meta({ description: 'When a limit last held a request back or refused a call (kept 30 days); null: not since' }),
+});
+
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
 
 export const PutAgentToolsSchema = z.strictObject({

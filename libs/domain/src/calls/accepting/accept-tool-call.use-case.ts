@@ -88,11 +88,11 @@ export class AcceptToolCall {
       handlerUrl: tool.handler_url,
       arguments: normalizeArguments(input.arguments),
     });
-    this.metrics.callsAccepted.inc({ mode: tool.execution_mode, kind: 'http' });
     // Built once and stored with the call: every attempt and every replay sends these bytes.
     const { body, bodyEnc } = await this.bodies.build(draft, target.instance);
     if (tool.execution_mode === 'instant') {
       const slot = await this.engine.openNow(appLane(draft.appId), draft.attemptTimeoutS * 1000);
+      this.metrics.callsAccepted.inc({ mode: 'instant', kind: 'http' });
       try {
         const call = await this.calls.create(inProgress(draft, bodyEnc));
         const app = target.instance.installation.app;
@@ -101,6 +101,7 @@ export class AcceptToolCall {
         slot.release();
       }
     }
+    this.metrics.callsAccepted.inc({ mode: tool.execution_mode, kind: 'http' });
     const call = await this.calls.create({ ...draft, bodyEnc, status: 'queued', attemptDeadline: null });
     if (this.firstAttempts.offer(call)) {
       this.metrics.firstAttempts.inc({ by: 'api' });

@@ -71,6 +71,16 @@ async function anotherAgent(ctx: Awaited<ReturnType<typeof agentWithTools>>, age
   return { agentId, agent: await agentToken(ctx.projectId, agentId), base: `/v1/agents/${agentId}` };
 }
 
+/** A counter's value in an API's /metrics (0 when the series is not there). */
+async function metric(api: typeof apiA, name: string, labels: Record<string, string>): Promise<number> {
+  const text = (await api.request('GET', '/metrics')).text;
+  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+  const line = text
+    .split('\n')
+    .find((l) => l.startsWith(`${name}{`) && wanted.every((pair) => l.slice(0, l.indexOf('}')).includes(pair)));
+  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+}
+
 /** How many of `times` fall in the busiest window of `windowMs`. */
 function busiestWindow(times: number[], windowMs: number): number {
   const sorted = [...times].sort((a, b) => a - b);
@@ -160,19 +170,25 @@ describe("an app's delivery limits, across two APIs and two workers", () => {
       [ctx.app.id],
     );
     expect(rows[0].n).toBe(40);
+    // The APIs' first attempts found the app full and left the calls to the workers: counted as held back.
+    const held = { app_id: ctx.app.id, reason: 'in_flight', outcome: 'held' };
+    const heldByApis =
+      (await metric(apiA, 'toolgate_delivery_limited_total', held)) +
+      (await metric(apiB, 'toolgate_delivery_limited_total', held));
+    expect(heldByApis).toBeGreaterThanOrEqual(1);
   }, 60_000);
 
   it('max_per_second 5: no more than 5 (+1 for clock edges) started in any second', async () => {
     const path = '/limits/per-second';
     const ctx = await limitedTool(path, { execution_mode: 'background', retry_window: '3h' }, { max_per_second: 5 });
-    const accepted = await Promise.all(Array.from({ length: 20 }, (_, i) => ctx.call(i % 2 === 0 ? apiA : apiB, i)));
+    const accepted = await Promise.all(Array.from({ length: 40 }, (_, i) => ctx.call(i % 2 === 0 ? apiA : apiB, i)));
     expect(accepted.every((r) => r.status === 202)).toBe(true);
-    await eventually(() => expect(handler.at(path)).toHaveLength(20), { timeoutMs: 30_000, intervalMs: 100 });
+    await eventually(() => expect(handler.at(path)).toHaveLength(40), { timeoutMs: 30_000, intervalMs: 100 });
     const starts = handler.at(path).map((r) => r.receivedAt);
     for (const p of processes) expect(p.output()).not.toMatch(/limits are not enforced/);
     expect(busiestWindow(starts, 1000), JSON.stringify(starts.map((t) => t - starts[0]))).toBeLessThanOrEqual(6);
-    // 20 at 5 a second: at least three seconds from the first to the last.
-    expect(Math.max(...starts) - Math.min(...starts)).toBeGreaterThanOrEqual(2900);
+    // 40 at 5 a second: at least seven seconds from the first to the last.
+    expect(Math.max(...starts) - Math.min(...starts)).toBeGreaterThanOrEqual(6900);
   }, 60_000);
 
   it('an instant call that gets no slot within 2 s answers 429 with Retry-After, and nothing is stored', async () => {
@@ -204,6 +220,8 @@ describe("an app's delivery limits, across two APIs and two workers", () => {
       ctx.app.id,
     ]);
     expect(rows[0].n).toBe(1);
+    const refusedHere = { app_id: ctx.app.id, reason: 'in_flight', outcome: 'refused' };
+    expect(await metric(apiB, 'toolgate_delivery_limited_total', refusedHere)).toBe(1);
     // The developer sees when the limit last held one back.
     const status = await apiA.request('GET', `/v1/apps/${ctx.app.id}/delivery-limits`, { token: ctx.dev });
     expect(status.status).toBe(200);
@@ -284,6 +302,8 @@ describe("a project's call quotas, across REST, MCP and two APIs", () => {
 
     const other = await anotherAgent(ctx, `${ctx.agentId}_other`);
     expect((await call(apiB, other.agent, other.base)).status).toBe(200);
+    const overQuota = { quota: 'agent_calls_per_minute' };
+    expect(await metric(apiB, 'toolgate_call_quota_refused_total', overQuota)).toBe(2); // REST and MCP
 
     const { rows } = await fixture.db.query(
       'SELECT agent_id, count(*)::int AS n FROM tool_calls WHERE project_id = $1 GROUP BY agent_id ORDER BY n DESC',

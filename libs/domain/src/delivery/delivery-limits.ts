@@ -3,6 +3,7 @@ import { FleetCounters, type SlotCaps } from '../../../broadcast/src/index.js';
 import { Metrics } from '../../../observability/src/index.js';
 import { AppsRepository } from '../../../persistence/src/index.js';
 import type { Lane } from '../../../queue/src/index.js';
+import { ShortLivedCache } from '../short-lived-cache.js';
 import type { DeliverySlot } from './delivery-gate.js';
 
 /** What an app's `delivery_limits` may be (API.md "Limits across the fleet"); null: no limit. */
@@ -34,11 +35,6 @@ export interface SlotRequest {
   outcome: 'held' | 'refused';
 }
 
-interface CachedCaps {
-  caps: Promise<SlotCaps | null>;
-  until: number;
-}
-
 /**
  * An app's delivery limits, held across every API and worker process (FleetCounters, in Redis): at most
  * `max_in_flight` requests to its handlers and MCP server open, at most `max_per_second` started in any second. A
@@ -48,7 +44,7 @@ interface CachedCaps {
  */
 @Injectable()
 export class DeliveryLimits {
-  private readonly cached = new Map<string, CachedCaps>();
+  private readonly cached = new ShortLivedCache<SlotCaps | null>(CACHE_MS);
   /** Per limited app, the last place of this process's line of deliveries waiting for a slot. */
   private readonly lines = new Map<string, Promise<void>>();
 
@@ -117,24 +113,15 @@ export class DeliveryLimits {
 
   /** This process reads the app's limits again at its next delivery (the app was just changed here). */
   forget(appId: string): void {
-    this.cached.delete(appId);
+    this.cached.forget(appId);
   }
 
   /** The app's caps, or null when it sets none (or is gone): read at most once a CACHE_MS per process. */
   private capsOf(appId: string): Promise<SlotCaps | null> {
-    const now = performance.now();
-    const hit = this.cached.get(appId);
-    if (hit && hit.until > now) return hit.caps;
-    const caps = this.apps.deliveryLimits(appId).then(
-      (limits) => (limits && (limits.maxInFlight || limits.maxPerSecond) ? limits : null),
-      (error: unknown) => {
-        this.cached.delete(appId); // not kept: the next delivery reads them again
-        throw error;
-      },
-    );
-    if (this.cached.size > 10_000) this.cached.clear();
-    this.cached.set(appId, { caps, until: now + CACHE_MS });
-    return caps;
+    return this.cached.get(appId, async () => {
+      const limits = await this.apps.deliveryLimits(appId);
+      return limits && (limits.maxInFlight || limits.maxPerSecond) ? limits : null;
+    });
   }
 }
 

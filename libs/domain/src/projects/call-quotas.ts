@@ -5,6 +5,7 @@ import { Metrics } from '../../../observability/src/index.js';
 import { ProjectLimitsRepository } from '../../../persistence/src/index.js';
 import type { AgentRef } from '../agents/agent-ref.js';
 import { DomainError } from '../errors.js';
+import { ShortLivedCache } from '../short-lived-cache.js';
 
 /** A project's call quotas in force: its own, else the deployment's defaults; null: no quota. */
 export interface QuotasInForce {
@@ -17,11 +18,6 @@ const WINDOW_MS = 60_000;
 /** How long a process uses a project's quotas as it read them: a PUT reaches the other API replicas within this. */
 const CACHE_MS = 1000;
 
-interface CachedQuotas {
-  quotas: Promise<QuotasInForce>;
-  until: number;
-}
-
 /**
  * A project's call quotas (API.md "Limits across the fleet"): calls accepted per agent and per project in a sliding
  * minute, counted in Redis across REST, MCP and every API replica (FleetCounters). A call over a quota is refused
@@ -29,7 +25,7 @@ interface CachedQuotas {
  */
 @Injectable()
 export class CallQuotas {
-  private readonly cached = new Map<string, CachedQuotas>();
+  private readonly cached = new ShortLivedCache<QuotasInForce>(CACHE_MS);
 
   constructor(
     @Inject(ENV) private readonly env: Env,
@@ -63,26 +59,17 @@ export class CallQuotas {
 
   /** The project's quotas in force, read at most once a CACHE_MS per process. */
   inForce(projectId: string): Promise<QuotasInForce> {
-    const now = performance.now();
-    const hit = this.cached.get(projectId);
-    if (hit && hit.until > now) return hit.quotas;
-    const quotas = this.stored.get(projectId).then(
-      (own) => ({
+    return this.cached.get(projectId, async () => {
+      const own = await this.stored.get(projectId);
+      return {
         agent_calls_per_minute: own?.agentCallsPerMinute ?? this.env.DEFAULT_AGENT_CALLS_PER_MINUTE ?? null,
         project_calls_per_minute: own?.projectCallsPerMinute ?? this.env.DEFAULT_PROJECT_CALLS_PER_MINUTE ?? null,
-      }),
-      (error: unknown) => {
-        this.cached.delete(projectId);
-        throw error;
-      },
-    );
-    if (this.cached.size > 10_000) this.cached.clear();
-    this.cached.set(projectId, { quotas, until: now + CACHE_MS });
-    return quotas;
+      };
+    });
   }
 
   /** This process reads the project's quotas again at its next call (they were just changed here). */
   forget(projectId: string): void {
-    this.cached.delete(projectId);
+    this.cached.forget(projectId);
   }
 }
